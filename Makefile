@@ -1,0 +1,65 @@
+# Front door of the project.  Every target is a thin call into scripts/.
+#
+#   make run    [ARCH=arm64|x86_64]    build and boot the series, short report
+#   make test                          both architectures, every test, pass/fail
+#   make build  [ARCH=...|all]         only build the kernel(s)
+#   make tree | export | series-status the patch-series workflow
+#   make check                         checkpatch, sparse and W=1 on the series
+#   make deps                          install the Debian packages needed
+#
+# Variables: ARCH (default arm64), FLAVOUR (debug|prod), VARIANT
+# (series|base), CC=gcc or TOOLCHAIN=gcc for gcc instead of clang-16,
+# CACHE (default ~/.cache/entry-lab), OUT (default ./out).
+
+ARCH ?= arm64
+FLAVOUR ?= debug
+VARIANT ?= series
+TOOLCHAIN ?= llvm
+ifeq ($(origin CC),command line)
+ifneq ($(findstring gcc,$(CC)),)
+TOOLCHAIN := gcc
+endif
+endif
+export TOOLCHAIN FLAVOUR VARIANT
+
+ALL_ARCHS := $(shell awk '!/^\#/ && NF { print $$1 }' arch.tbl)
+ifeq ($(ARCH),all)
+ARCHS := $(ALL_ARCHS)
+else
+ARCHS := $(ARCH)
+endif
+
+S := scripts
+
+.PHONY: all build run test tree export series-status check deps clean help
+all: build
+
+help:
+	@sed -n '2,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@$(S)/deps.sh
+
+build: deps
+	@for a in $(ARCHS); do $(S)/build.sh $$a $(FLAVOUR) $(VARIANT) >/dev/null || exit 1; done
+
+run: deps
+	@$(S)/run.sh $(ARCH) $(FLAVOUR) $(VARIANT)
+
+test: deps
+	@$(S)/test.sh debug series $(ALL_ARCHS)
+
+tree: deps
+	@$(S)/series.sh tree
+
+export:
+	@$(S)/series.sh export
+
+series-status:
+	@$(S)/series.sh status
+
+check: deps
+	@$(S)/check.sh $(ALL_ARCHS)
+
+clean:
+	rm -rf out

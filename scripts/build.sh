@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# build.sh ARCH FLAVOUR VARIANT: configure and build a kernel out of tree.
+#   FLAVOUR  debug (make test) or prod (bench); selects configs/FLAVOUR*.config
+#   VARIANT  series or base (see source.sh)
+# TOOLCHAIN=llvm (clang-16, default) or gcc.  Prints the object directory.
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:?usage: build.sh ARCH FLAVOUR VARIANT}
+flavour=${2:?}
+variant=${3:?}
+toolchain=${TOOLCHAIN:-llvm}
+check_arch "$arch"
+[ -f "${TOP}/configs/${flavour}.config" ] ||
+	die "unknown config flavour '$flavour' (no configs/${flavour}.config)"
+
+karch=$(arch_get "$arch" karch)
+image=$(arch_get "$arch" image)
+ccache=
+command -v ccache >/dev/null 2>&1 && ccache="ccache "
+case $toolchain in
+llvm)
+	need clang-16 clang-16
+	need ld.lld-16 lld-16
+	kmake=(LLVM=-16 "CC=${ccache}clang-16" "HOSTCC=${ccache}clang-16")
+	;;
+gcc)
+	cross=$(arch_get "$arch" cross)
+	[ "$karch" = "$(uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')" ] && cross=
+	need "${cross}gcc" "gcc-${cross%-}"
+	kmake=("CROSS_COMPILE=${cross}" "CC=${ccache}${cross}gcc" "HOSTCC=${ccache}gcc")
+	;;
+*) die "unknown TOOLCHAIN '$toolchain' (llvm or gcc)" ;;
+esac
+need flex flex
+need bison bison
+need bc bc
+
+src=$("${TOP}/scripts/source.sh" "$variant")
+obj=${CACHE}/obj/${variant}-${arch}-${flavour}-${toolchain}
+mkdir -p "$obj"
+kmake=(make -s -C "$src" O="$obj" ARCH="$karch" "${kmake[@]}")
+# check.sh runs extra targets in this object directory with the same make.
+printf '%q ' "${kmake[@]}" >"$obj/kmake.args"
+
+# Fragments in a fixed order: common, architecture, flavour, flavour+arch.
+frags=()
+for f in common "$arch" "$flavour" "${flavour}-${arch}"; do
+	[ -f "${TOP}/configs/$f.config" ] && frags+=("${TOP}/configs/$f.config")
+done
+"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "${frags[@]}" >"$obj/merge.log" 2>&1 ||
+	{ cat "$obj/merge.log" >&2; die "merge_config.sh failed"; }
+mv "$obj/.config" "$obj/requested.config"
+if ! cmp -s "$obj/requested.config" "$obj/requested.config.built" ||
+   [ ! -f "$obj/.config.built" ]; then
+	log "configuring $arch ($flavour, $variant, $toolchain)"
+	"${kmake[@]}" KCONFIG_ALLCONFIG="$obj/requested.config" allnoconfig >"$obj/config.log" 2>&1 ||
+		{ tail -n 20 "$obj/config.log" >&2; die "kernel configuration failed"; }
+	# Every requested value must survive: a dropped dependency is an error.
+	lost=$(grep -E '^CONFIG_[A-Za-z0-9_]+=' "$obj/requested.config" |
+		grep -vxF -f "$obj/.config" || true)
+	[ -z "$lost" ] || die "requested options did not survive the configuration of $arch:
+$lost
+(their dependencies are missing: check configs/)"
+	cp "$obj/.config" "$obj/.config.built"
+	cp "$obj/requested.config" "$obj/requested.config.built"
+else
+	cp "$obj/.config.built" "$obj/.config"
+fi
+
+log "building $arch kernel ($flavour, $variant, $toolchain) in $obj"
+start=$(date +%s)
+if ! "${kmake[@]}" -j"$(nproc)" "$(basename "$image")" >"$obj/build.log" 2>&1; then
+	grep -E 'error|Error' "$obj/build.log" | head -n 20 >&2 || true
+	tail -n 20 "$obj/build.log" >&2
+	die "kernel build failed for $arch (full log: $obj/build.log)"
+fi
+log "built $arch in $(( $(date +%s) - start ))s"
+[ -f "$obj/$image" ] || die "build finished but $obj/$image is missing"
+echo "$obj"

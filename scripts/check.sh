@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# check.sh ARCH...: the review checks on the series.
+#   - scripts/checkpatch.pl --strict on every patch;
+#   - sparse (C=2) and W=1 on every C file the series touches, per ARCH.
+# Prints every finding and fails if there is one.
+. "$(dirname "$0")/lib.sh"
+
+[ "$#" -gt 0 ] || die "usage: check.sh ARCH..."
+need sparse sparse
+patches=$(series_files)
+if [ -z "$patches" ]; then
+	echo "check: the series is empty; nothing to check"
+	exit 0
+fi
+src=$("${TOP}/scripts/source.sh" series)
+findings=0
+
+while read -r p; do
+	out=$("$src/scripts/checkpatch.pl" --strict --no-tree --no-signoff -q \
+		--ignore FILE_PATH_CHANGES "$p" 2>&1) || true
+	if [ -n "$out" ]; then
+		echo "checkpatch: $(basename "$p"):"
+		printf '%s\n' "$out" | sed 's/^/  /'
+		findings=1
+	fi
+done <<<"$patches"
+
+# The C files the series touches, as kbuild object targets.
+files=$(git --git-dir="$BASE_GIT" diff --name-only refs/tags/base refs/entry-lab/series -- '*.c')
+for arch in "$@"; do
+	check_arch "$arch"
+	obj=$("${TOP}/scripts/build.sh" "$arch" debug series)
+	karch=$(arch_get "$arch" karch)
+	eval "kmake=($(cat "$obj/kmake.args"))"
+	targets=()
+	for f in $files; do
+		case $f in arch/*) [[ $f == arch/$karch/* ]] || continue ;; esac
+		[ -f "$obj/${f%.c}.o" ] && targets+=("${f%.c}.o")
+	done
+	[ "${#targets[@]}" -gt 0 ] || continue
+	log "sparse and W=1 on ${#targets[@]} file(s) for $arch"
+	# Force the rebuild so that the warnings are printed again.
+	for t in "${targets[@]}"; do rm -f "$obj/$t"; done
+	out=$("${kmake[@]}" C=2 W=1 "${targets[@]}" 2>&1 >/dev/null |
+		grep -E 'warning|error' || true)
+	if [ -n "$out" ]; then
+		echo "sparse/W=1 ($arch):"
+		printf '%s\n' "$out" | sed 's/^/  /'
+		findings=1
+	fi
+done
+[ "$findings" = 0 ] && echo "check: no findings" || die "check found problems (above)"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install every Debian package the project needs; silent when all are there.
+. "$(dirname "$0")/lib.sh"
+
+pkgs=(
+	make git python3 bc flex bison cpio xz-utils libelf-dev libssl-dev
+	ccache sparse
+	clang-16 lld-16 llvm-16
+	gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	qemu-system-x86 qemu-system-arm
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ "${#missing[@]}" = 0 ] && exit 0
+
+sudo=
+[ "$(id -u)" = 0 ] || sudo=sudo
+log "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q >/dev/null ||
+	die "apt-get update failed; cannot install: ${missing[*]}"
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+	die "apt-get install failed for: ${missing[*]}"

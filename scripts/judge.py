@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Judge one guest's console log.
+
+The log has two KTAP documents: KUnit's, printed by the kernel at boot, and
+the guest init's (each test program one subtest), after the init's
+"entry-lab: userspace start" line.  Both are parsed with the base tree's
+KUnit parser (tools/testing/kunit/kunit_parser.py, what `kunit.py parse`
+runs).  Each result becomes one line of results.tsv:
+
+    STATUS <tab> ARCH/part/path/to/test
+
+STATUS is PASS, FAIL or SKIP.  A guest that panics, oopses, warns, hangs or
+never prints its KTAP plan adds a FAIL line named after the reason.
+Exit status: 0 when nothing failed, 1 otherwise.
+"""
+import argparse
+import re
+import sys
+
+START = 'entry-lab: userspace start'
+DONE = 'entry-lab: done'
+HOST_TIMEOUT = 'entry-lab: host: guest killed'
+
+# Kernel reports that make a boot fail.  Kernel lines start in column 0
+# (printk.time=0); test output relayed by init is indented, so a test that
+# prints these words is not mistaken for the kernel.
+FAULTS = [
+    (r'^Kernel panic', 'kernel panic'),
+    (r'^Internal error: |^Oops', 'kernel oops'),
+    (r'^(kernel )?BUG[: ]', 'kernel BUG'),
+    (r'^WARNING: ', 'kernel WARNING (WARN_ON or lockdep)'),
+    (r'^UBSAN: ', 'UBSAN report'),
+    (r'^Unable to handle kernel|^general protection fault',
+     'kernel fault'),
+    (r'rcu: INFO: .* detected stalls', 'RCU stall'),
+    (r'^INFO: task .* blocked for more than', 'hung task'),
+]
+
+
+def leaf_results(test, path, out, reasons):
+    """Flatten a kunit_parser Test tree into (status, path) pairs."""
+    from kunit_parser import TestStatus
+    name = '/'.join(path + [test.name or '?'])
+    if not test.subtests:
+        status = {TestStatus.SUCCESS: 'PASS',
+                  TestStatus.SKIPPED: 'SKIP'}.get(test.status, 'FAIL')
+        out.append((status, name))
+        return
+    for sub in test.subtests:
+        leaf_results(sub, path + [test.name or '?'], out, reasons)
+    # A suite or program that failed as a whole (crashed, timed out, exited
+    # non-zero) or whose plan and results disagree is a result of its own.
+    if not test.ok_status() or test.counts.errors:
+        why = reasons.get(test.name, 'KTAP plan and results disagree')
+        out.append(('FAIL', f'{name} ({why})'))
+
+
+def parse(lines, label, report):
+    import kunit_parser
+    import kunit_printer
+    # The parser prints what `kunit.py parse` prints; keep it in the report.
+    kunit_parser.stdout = kunit_printer.Printer(report)
+    report.write(f'== {label}\n')
+    # The parser reads one line past the last result: give it one.
+    test = kunit_parser.parse_run_tests(lines + ['# end of log'])
+    results = []
+    if test.name == '<missing>' or not test.subtests:
+        results.append(('FAIL', label + '/no KTAP plan'))
+        return results
+    # The directive of each top-level "not ok": why a program failed.
+    reasons = {}
+    for l in lines:
+        m = re.match(r'not ok \d+ (\S+)(?: # (.*))?$', l)
+        if m:
+            reasons[m.group(1)] = m.group(2) or 'not ok'
+    for sub in test.subtests:
+        leaf_results(sub, [label], results, reasons)
+    if test.counts.errors and not any(s == 'FAIL' for s, _ in results):
+        results.append(('FAIL', label + '/KTAP parse errors'))
+    return results
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--arch', required=True)
+    ap.add_argument('--log', required=True)
+    ap.add_argument('--kunit', required=True, help='tools/testing/kunit')
+    ap.add_argument('--results', required=True, help='results.tsv to write')
+    ap.add_argument('--report', required=True, help='parser output to write')
+    ap.add_argument('--kunit-expected', type=int, default=1,
+                    help='is KUnit output required (1) or not (0)')
+    args = ap.parse_args()
+    sys.path.insert(0, args.kunit)
+
+    with open(args.log, errors='replace') as f:
+        lines = f.read().splitlines()
+    try:
+        start = next(i for i, l in enumerate(lines) if l.startswith(START))
+    except StopIteration:
+        start = None
+    done = any(l.startswith(DONE) for l in lines)
+
+    results = []
+    faults = []
+    for i, l in enumerate(lines):
+        for pat, why in FAULTS:
+            if re.search(pat, l):
+                faults.append((i, why, l))
+    with open(args.report, 'w') as report:
+        kernel_part = lines[:start] if start is not None else lines
+        if args.kunit_expected:
+            results += parse(kernel_part, args.arch + '/kunit', report)
+        if start is not None:
+            end = next((i for i in range(start, len(lines))
+                        if lines[i].startswith(DONE)), len(lines))
+            results += parse(lines[start + 1:end], args.arch + '/user', report)
+
+    problems = []
+    for i, why, l in faults:
+        problems.append(f'{why} at console line {i + 1}: {l.strip()}')
+    if start is None:
+        problems.append('the guest init never started')
+    elif not done:
+        if any(l.startswith(HOST_TIMEOUT) for l in lines):
+            problems.append('the guest hung: ' +
+                            next(l for l in lines if l.startswith(HOST_TIMEOUT)))
+        else:
+            problems.append('the guest stopped before the init finished')
+    for p in problems:
+        results.append(('FAIL', f'{args.arch}/guest/{p}'))
+
+    with open(args.results, 'w') as f:
+        for status, name in results:
+            f.write(f'{status}\t{name}\n')
+
+    if problems:
+        print(f'{args.arch}: guest failure:')
+        for p in problems:
+            print(f'  {p}')
+        first = min([i for i, _, _ in faults] or [len(lines)])
+        tail = lines[max(0, first - 5):first + 25] if faults else lines[-25:]
+        print(f'{args.arch}: console lines {"around the first report" if faults else "at the end"}:')
+        for l in tail:
+            print(f'  | {l}')
+    return 1 if any(s == 'FAIL' for s, _ in results) else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,64 @@
+# Shared helpers for the harness scripts.  Sourced, never run.
+# shellcheck shell=bash
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Downloads, the base git repository, kernel sources and objects live outside
+# the work tree so that clones (and CI) reuse them; results stay in out/.
+CACHE=${CACHE:-${HOME}/.cache/entry-lab}
+OUT=${OUT:-${TOP}/out}
+# shellcheck source=../base.conf
+. "${TOP}/base.conf"
+BASE_GIT=${CACHE}/base.git
+BASE_REF=refs/tags/base
+TREE=${TREE:-${TOP}/linux}
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# arch_get ARCH FIELD: one cell of arch.tbl.
+arch_get() {
+	local arch=$1 field=$2 v
+	v=$(awk -v a="$arch" -v f="$field" '
+		/^# arch / { for (i = 2; i <= NF; i++) col[$i] = i - 1 }
+		!/^#/ && NF && $1 == a { print $(col[f]); exit }' "${TOP}/arch.tbl")
+	[ -n "$v" ] || die "arch.tbl has no field '$field' for '$arch'"
+	printf '%s\n' "$v"
+}
+
+arch_list() { awk '!/^#/ && NF { print $1 }' "${TOP}/arch.tbl"; }
+
+# check_arch ARCH: reject anything arch.tbl does not describe.
+check_arch() {
+	local a
+	for a in $(arch_list); do
+		[ "$a" = "$1" ] && return 0
+	done
+	die "unknown ARCH '$1'; valid: $(arch_list | tr '\n' ' ')all"
+}
+
+# need CMD PACKAGE: fail with the package name if a tool is missing.
+need() {
+	command -v "$1" >/dev/null 2>&1 ||
+		die "'$1' not found: run 'make deps' (Debian package $2)"
+}
+
+# The series as the ordered list of patch files (comments and blanks ignored).
+series_files() {
+	[ -f "${TOP}/patches/series" ] || return 0
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${TOP}/patches/series" |
+	while read -r p; do
+		[ -f "${TOP}/patches/$p" ] ||
+			die "patches/series lists '$p' but patches/$p does not exist"
+		printf '%s\n' "${TOP}/patches/$p"
+	done
+}
+
+# Fixed identity and dates make the commits the harness creates reproducible.
+git_fixed() {
+	GIT_AUTHOR_NAME=entry-lab GIT_AUTHOR_EMAIL=entry-lab@localhost \
+	GIT_COMMITTER_NAME=entry-lab GIT_COMMITTER_EMAIL=entry-lab@localhost \
+	GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' \
+	GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' git "$@"
+}

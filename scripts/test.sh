@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# test.sh FLAVOUR VARIANT ARCH...: run guest.sh for each architecture, print
+# a summary per architecture and the closing "N passed, N failed" line.
+. "$(dirname "$0")/lib.sh"
+
+flavour=${1:?usage: test.sh FLAVOUR VARIANT ARCH...}
+variant=${2:?}
+shift 2
+for arch in "$@"; do check_arch "$arch"; done
+
+for arch in "$@"; do
+	res=${OUT}/${arch}/results.tsv
+	rm -f "$res"
+	rc=0
+	"${TOP}/scripts/guest.sh" "$arch" "$flavour" "$variant" || rc=$?
+	if [ ! -s "$res" ]; then
+		mkdir -p "$(dirname "$res")"
+		printf 'FAIL\t%s/harness/build or boot did not complete (status %s)\n' \
+			"$arch" "$rc" >"$res"
+	fi
+done
+
+echo
+echo "Summary ($flavour kernels, $variant):"
+total_p=0 total_f=0 total_s=0
+for arch in "$@"; do
+	res=${OUT}/${arch}/results.tsv
+	p=$(grep -c '^PASS' "$res" || true)
+	f=$(grep -c '^FAIL' "$res" || true)
+	s=$(grep -c '^SKIP' "$res" || true)
+	printf '  %-8s %4d passed, %d failed, %d skipped\n' "$arch" "$p" "$f" "$s"
+	grep '^FAIL' "$res" | cut -f2 | sed 's/^/      FAIL /' || true
+	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))
+done
+echo "$total_p passed, $total_f failed, $total_s skipped"
+[ "$total_f" = 0 ]

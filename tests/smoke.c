@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Harness smoke test: the guest runs the right kernel and init wiring. */
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <errno.h>
+#include "ktap.h"
+
+#if defined(__x86_64__)
+#define MACHINE "x86_64"
+#elif defined(__aarch64__)
+#define MACHINE "aarch64"
+#endif
+
+int main(void)
+{
+	struct utsname u;
+	long ret;
+
+	ktap_plan(4);
+	ktap_eq(uname(&u), 0, "uname");
+	ktap_check(!strcmp(u.machine, MACHINE), "machine is " MACHINE " (got %s)",
+		   u.machine);
+	ktap_eq(getppid(), 1, "parent is the guest init");
+	errno = 0;
+	ret = syscall(-1);
+	ktap_eq(ret == -1 ? errno : 0, ENOSYS, "syscall(-1) fails with ENOSYS");
+	return ktap_exit();
+}
