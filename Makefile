@@ -3,6 +3,7 @@
 #   make run    [ARCH=arm64|x86_64]    build and boot the series, short report
 #   make test                          both architectures, every test, pass/fail
 #   make build  [ARCH=...|all]         only build the kernel(s)
+#   make retest [ARCH=...] [ONLY=prog] rebuild only the tests, boot the last kernel
 #   make tree | export | series-status the patch-series workflow
 #   make check                         checkpatch, sparse and W=1 on the series
 #   make deps                          install the Debian packages needed
@@ -31,7 +32,7 @@ endif
 
 S := scripts
 
-.PHONY: all build run test tree export series-status check deps clean help
+.PHONY: all build run retest test tree export series-status check deps clean help
 all: build
 
 help:
@@ -48,6 +49,9 @@ run: deps
 
 test: deps
 	@$(S)/test.sh debug series $(ALL_ARCHS)
+
+retest:
+	@NOBUILD=1 ONLY=$(ONLY) $(S)/run.sh $(ARCH) $(FLAVOUR) $(VARIANT)
 
 tree: deps
 	@$(S)/series.sh tree

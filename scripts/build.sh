@@ -36,7 +36,7 @@ need bison bison
 need bc bc
 
 src=$("${TOP}/scripts/source.sh" "$variant")
-obj=${CACHE}/obj/${variant}-${arch}-${flavour}-${toolchain}
+obj=$(obj_dir "$arch" "$flavour" "$variant")
 mkdir -p "$obj"
 kmake=(make -s -C "$src" O="$obj" ARCH="$karch" "${kmake[@]}")
 # check.sh runs extra targets in this object directory with the same make.

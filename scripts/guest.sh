@@ -12,13 +12,20 @@ check_arch "$arch"
 dir=${OUT}/${arch}
 mkdir -p "$dir"
 
-obj=$("${TOP}/scripts/build.sh" "$arch" "$flavour" "$variant")
+if [ -n "${NOBUILD:-}" ]; then
+	# Test development: boot the kernel built last, rebuild only the tests.
+	obj=$(obj_dir "$arch" "$flavour" "$variant")
+	[ -f "$obj/$(arch_get "$arch" image)" ] ||
+		die "no $arch kernel built in $obj yet: run 'make build ARCH=$arch' first"
+else
+	obj=$("${TOP}/scripts/build.sh" "$arch" "$flavour" "$variant")
+fi
 initrd=$("${TOP}/scripts/initramfs.sh" "$arch")
 log "booting $arch (console: $dir/console.log)"
 start=$(date +%s)
 rc=0
 "${TOP}/scripts/boot.sh" "$arch" "$obj/$(arch_get "$arch" image)" "$initrd" \
-	"$dir/console.log" ${APPEND:-} || rc=$?
+	"$dir/console.log" ${APPEND:-} ${ONLY:+entrylab_only=$ONLY} || rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 124 ] || log "QEMU exited with status $rc"
 log "$arch guest ran for $(( $(date +%s) - start ))s"
 echo "$obj" >"$dir/obj"

@@ -35,6 +35,7 @@ LIST
 : >"$dir/tests/list"
 for c in "${TOP}"/tests/*.c; do
 	name=$(basename "$c" .c)
+	[ -z "${ONLY:-}" ] || [ "$name" = "$ONLY" ] || continue
 	"$cc" "${cflags[@]}" -o "$dir/tests/$name" "$c" ||
 		die "test program $name does not build for $arch"
 	echo "$name" >>"$dir/tests/list"

@@ -55,6 +55,9 @@ series_files() {
 	done
 }
 
+# obj_dir ARCH FLAVOUR VARIANT: where build.sh puts that kernel.
+obj_dir() { echo "${CACHE}/obj/$3-$1-$2-${TOOLCHAIN:-llvm}"; }
+
 # Fixed identity and dates make the commits the harness creates reproducible.
 git_fixed() {
 	GIT_AUTHOR_NAME=entry-lab GIT_AUTHOR_EMAIL=entry-lab@localhost \

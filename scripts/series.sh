@@ -84,10 +84,10 @@ status)
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	format_into "$tmp"
-	have=$(series_files | xargs -r -n1 basename)
-	if [ "$have" != "$(cat "$tmp/series")" ]; then
-		echo "the commits in $TREE and patches/series differ:"
-		diff <(printf '%s\n' "$have") "$tmp/series" | sed -n 's/^[<>]/  &/p'
+	series_files | xargs -r -n1 basename >"$tmp/have"
+	if ! cmp -s "$tmp/have" "$tmp/series"; then
+		echo "the commits in $TREE and patches/series differ (< patches/, > $TREE):"
+		diff "$tmp/have" "$tmp/series" | sed -n 's/^[<>]/  &/p'
 		bad=1
 	else
 		while read -r p; do

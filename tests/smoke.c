@@ -20,8 +20,9 @@ int main(void)
 
 	ktap_plan(4);
 	ktap_eq(uname(&u), 0, "uname");
-	ktap_check(!strcmp(u.machine, MACHINE), "machine is " MACHINE " (got %s)",
-		   u.machine);
+	if (strcmp(u.machine, MACHINE))
+		printf("# machine: got %s, expected %s\n", u.machine, MACHINE);
+	ktap_check(!strcmp(u.machine, MACHINE), "uname machine matches the build");
 	ktap_eq(getppid(), 1, "parent is the guest init");
 	errno = 0;
 	ret = syscall(-1);
