@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The guest's PID 1.  Mounts the pseudo filesystems, runs every program
- * listed in /tests/list as one KTAP subtest each (their own KTAP output is
+ * listed in /tests/list ("NAME [PROGRAM [ARGS...]]" a line; PROGRAM defaults
+ * to NAME, relative to /tests) as one KTAP subtest each (their own KTAP output is
  * relayed indented, so the whole run is one KTAP document), then reboots;
  * QEMU runs with -no-reboot, so the reboot ends the guest.
  *
@@ -102,13 +103,21 @@ static void relay(int fd)
 		printf("    not ok %d result missing # the program ended before it\n", i);
 }
 
-static int run_one(int num, const char *name, unsigned int timeout)
+#define MAX_ARGS	16
+
+static int run_one(int num, char *line, unsigned int timeout)
 {
-	char path[200];
-	int pipefd[2], status;
+	char *argv[MAX_ARGS + 1], *name, path[200];
+	int pipefd[2], status, argc = 0;
 	pid_t pid;
 
-	snprintf(path, sizeof(path), "/tests/%.160s", name);
+	name = strtok(line, " \t");
+	while (argc < MAX_ARGS && (argv[argc] = strtok(NULL, " \t")))
+		argc++;
+	if (!argc)
+		argv[argc++] = name;
+	argv[argc] = NULL;
+	snprintf(path, sizeof(path), "/tests/%.160s", argv[0]);
 	if (pipe(pipefd)) {
 		printf("not ok %d %s # init: pipe: %s\n", num, name, strerror(errno));
 		return 1;
@@ -120,7 +129,9 @@ static int run_one(int num, const char *name, unsigned int timeout)
 		close(pipefd[0]);
 		close(pipefd[1]);
 		setpgid(0, 0);
-		execl(path, path, (char *)NULL);
+		/* The test programs find their helpers in /tests. */
+		chdir("/tests");
+		execv(path, argv);
 		dprintf(1, "exec %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
@@ -194,8 +205,11 @@ int main(void)
 		finish();
 	}
 	while (n < MAX_TESTS && fgets(line, sizeof(line), list)) {
-		line[strcspn(line, " \t\r\n#")] = '\0';
-		if (!line[0] || (only && strcmp(only, line)))
+		line[strcspn(line, "\r\n#")] = '\0';
+		if (!line[strspn(line, " \t")])
+			continue;
+		if (only && (strncmp(only, line, strlen(only)) ||
+			     !strchr(" \t", line[strlen(only)])))
 			continue;
 		snprintf(names[n++], sizeof(names[0]), "%s", line);
 	}

@@ -18,7 +18,9 @@ need "$qemu" "qemu-system-$([ "$arch" = arm64 ] && echo arm || echo x86)"
 
 timeout=${BOOT_TIMEOUT:-900}
 # panic=-1 turns a panic into a reboot, which -no-reboot turns into an exit.
-append="console=$(arch_get "$arch" console) printk.time=0 panic=-1 $*"
+extra=$(arch_get "$arch" cmdline)
+[ "$extra" != - ] || extra=
+append="console=$(arch_get "$arch" console) printk.time=0 panic=-1 $extra $*"
 cmd=("$qemu" -M "$(arch_get "$arch" machine)" -cpu "$(arch_get "$arch" cpu)"
 	-smp "${SMP:-2}" -m 1G -nographic -monitor none
 	$(arch_get "$arch" qemu_extra) ${QEMU_EXTRA:-}

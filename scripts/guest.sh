@@ -20,7 +20,7 @@ if [ -n "${NOBUILD:-}" ]; then
 else
 	obj=$("${TOP}/scripts/build.sh" "$arch" "$flavour" "$variant")
 fi
-initrd=$("${TOP}/scripts/initramfs.sh" "$arch")
+initrd=$("${TOP}/scripts/initramfs.sh" "$arch" "$obj")
 log "booting $arch (console: $dir/console.log)"
 start=$(date +%s)
 rc=0
@@ -31,4 +31,5 @@ log "$arch guest ran for $(( $(date +%s) - start ))s"
 echo "$obj" >"$dir/obj"
 kunit=${CACHE}/src/${variant}/tools/testing/kunit
 exec python3 "${TOP}/scripts/judge.py" --arch "$arch" --log "$dir/console.log" \
-	--kunit "$kunit" --results "$dir/results.tsv" --report "$dir/parse.txt"
+	--kunit "$kunit" --results "$dir/results.tsv" --report "$dir/parse.txt" \
+	--expected "${TOP}/tests/expected.tbl" --variant "$variant" ${ONLY:+--partial}

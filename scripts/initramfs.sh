@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# initramfs.sh ARCH: build the guest init and the test programs statically
-# for ARCH and pack them into $OUT/ARCH/initramfs.cpio.  Prints its path.
+# initramfs.sh ARCH OBJ: build the guest init, the project's test programs
+# and the upstream selftests (tests/upstream.tbl, UAPI headers from the
+# kernel in OBJ) statically for ARCH and pack them into
+# $OUT/ARCH/initramfs.cpio.  ONLY=NAME keeps one program.  Prints the path.
 . "$(dirname "$0")/lib.sh"
 
-arch=${1:?usage: initramfs.sh ARCH}
+arch=${1:?usage: initramfs.sh ARCH OBJ}
+obj=${2:?usage: initramfs.sh ARCH OBJ}
 check_arch "$arch"
 cross=$(arch_get "$arch" cross)
 cc=${cross}gcc
@@ -32,15 +35,22 @@ dir /tmp 1777 0 0
 dir /tests 0755 0 0
 file /init $dir/init 0755 0 0
 LIST
-: >"$dir/tests/list"
 for c in "${TOP}"/tests/*.c; do
 	name=$(basename "$c" .c)
+	# Others' work in progress must not stop a run of one program.
 	[ -z "${ONLY:-}" ] || [ "$name" = "$ONLY" ] || continue
 	"$cc" "${cflags[@]}" -o "$dir/tests/$name" "$c" ||
 		die "test program $name does not build for $arch"
-	echo "$name" >>"$dir/tests/list"
-	echo "file /tests/$name $dir/tests/$name 0755 0 0" >>"$dir/list.cpio"
-done
-echo "file /tests/list $dir/tests/list 0644 0 0" >>"$dir/list.cpio"
+	echo "$name"
+done >"$dir/tests/list"
+"${TOP}/scripts/selftests.sh" "$arch" "$obj" "$dir/tests" >>"$dir/tests/list"
+if [ -n "${ONLY:-}" ]; then
+	grep -E "^${ONLY}( |\$)" "$dir/tests/list" >"$dir/only" ||
+		die "no test program named '$ONLY'"
+	mv "$dir/only" "$dir/tests/list"
+fi
+for f in "$dir"/tests/*; do
+	echo "file /tests/${f##*/} $f 0755 0 0"
+done >>"$dir/list.cpio"
 "$gen" "$dir/list.cpio" >"${OUT}/${arch}/initramfs.cpio"
 echo "${OUT}/${arch}/initramfs.cpio"

@@ -5,15 +5,21 @@ The log has two KTAP documents: KUnit's, printed by the kernel at boot, and
 the guest init's (each test program one subtest), after the init's
 "entry-lab: userspace start" line.  Both are parsed with the base tree's
 KUnit parser (tools/testing/kunit/kunit_parser.py, what `kunit.py parse`
-runs).  Each result becomes one line of results.tsv:
+runs).  A guest that panics, oopses, warns, hangs or never prints its KTAP plan
+adds a FAIL result named after the reason.
 
-    STATUS <tab> ARCH/part/path/to/test
+Each result is then held against tests/expected.tbl (default: PASS) and
+becomes one line of results.tsv:
 
-STATUS is PASS, FAIL or SKIP.  A guest that panics, oopses, warns, hangs or
-never prints its KTAP plan adds a FAIL line named after the reason.
-Exit status: 0 when nothing failed, 1 otherwise.
+    VERDICT <tab> STATUS <tab> ARCH/part/path/to/test <tab> note
+
+STATUS is what the test said (PASS, FAIL, SKIP); VERDICT is PASS or SKIP
+when that was expected, XFAIL for an expected (documented) failure, and FAIL
+for anything unexpected, in either direction.  Exit status: 0 when no
+verdict is FAIL.
 """
 import argparse
+import fnmatch
 import re
 import sys
 
@@ -80,6 +86,51 @@ def parse(lines, label, report):
     return results
 
 
+def load_expectations(path, arch, variant):
+    """Rules of tests/expected.tbl that apply to ARCH and the kernel VARIANT."""
+    rules = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.split('#', 1)[0].strip()
+            if not line:
+                continue
+            cols = [c.strip() for c in line.split('|')]
+            if len(cols) != 5 or cols[3] not in ('PASS', 'SKIP', 'FAIL'):
+                sys.exit(f'{path}:{n}: expected ARCH | KERNEL | RESULT | PASS/SKIP/FAIL | WHY')
+            a, k, pat, want, why = cols
+            if fnmatch.fnmatchcase(arch, a) and fnmatch.fnmatchcase(variant, k):
+                rules.append({'pat': pat, 'want': want, 'why': why,
+                              'line': n, 'used': False})
+    return rules
+
+
+def verdicts(results, rules, arch, partial):
+    """Hold each (status, name) against the rules: (verdict, status, name, note)."""
+    out = []
+    for status, name in results:
+        short = name[len(arch) + 1:]
+        rule = next((r for r in rules if fnmatch.fnmatchcase(short, r['pat'])), None)
+        want = rule['want'] if rule else 'PASS'
+        if rule:
+            rule['used'] = True
+        if status == want:
+            verdict = 'XFAIL' if want == 'FAIL' else want
+            note = rule['why'] if rule else ''
+        elif want == 'PASS':
+            verdict, note = 'FAIL', '' if status == 'FAIL' else 'unexpected skip'
+        else:
+            verdict = 'FAIL'
+            note = (f'expected {want} (tests/expected.tbl line {rule["line"]}) '
+                    f'but got {status}: update the expectation')
+        out.append((verdict, status, name, note))
+    if not partial:
+        for r in rules:
+            if not r['used']:
+                out.append(('FAIL', 'NONE', f'{arch}/expected.tbl/line {r["line"]}',
+                            f'expectation "{r["pat"]}" matched no result'))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--arch', required=True)
@@ -87,8 +138,10 @@ def main():
     ap.add_argument('--kunit', required=True, help='tools/testing/kunit')
     ap.add_argument('--results', required=True, help='results.tsv to write')
     ap.add_argument('--report', required=True, help='parser output to write')
-    ap.add_argument('--kunit-expected', type=int, default=1,
-                    help='is KUnit output required (1) or not (0)')
+    ap.add_argument('--expected', required=True, help='tests/expected.tbl')
+    ap.add_argument('--variant', required=True, help='base or series')
+    ap.add_argument('--partial', action='store_true',
+                    help='only some programs ran: unused expectations are fine')
     args = ap.parse_args()
     sys.path.insert(0, args.kunit)
 
@@ -108,8 +161,7 @@ def main():
                 faults.append((i, why, l))
     with open(args.report, 'w') as report:
         kernel_part = lines[:start] if start is not None else lines
-        if args.kunit_expected:
-            results += parse(kernel_part, args.arch + '/kunit', report)
+        results += parse(kernel_part, args.arch + '/kunit', report)
         if start is not None:
             end = next((i for i in range(start, len(lines))
                         if lines[i].startswith(DONE)), len(lines))
@@ -129,9 +181,11 @@ def main():
     for p in problems:
         results.append(('FAIL', f'{args.arch}/guest/{p}'))
 
+    rules = load_expectations(args.expected, args.arch, args.variant)
+    final = verdicts(results, rules, args.arch, args.partial)
     with open(args.results, 'w') as f:
-        for status, name in results:
-            f.write(f'{status}\t{name}\n')
+        for row in final:
+            f.write('\t'.join(row) + '\n')
 
     if problems:
         print(f'{args.arch}: guest failure:')
@@ -142,7 +196,7 @@ def main():
         print(f'{args.arch}: console lines {"around the first report" if faults else "at the end"}:')
         for l in tail:
             print(f'  | {l}')
-    return 1 if any(s == 'FAIL' for s, _ in results) else 0
+    return 1 if any(v == 'FAIL' for v, _, _, _ in final) else 0
 
 
 if __name__ == '__main__':

@@ -58,6 +58,20 @@ series_files() {
 # obj_dir ARCH FLAVOUR VARIANT: where build.sh puts that kernel.
 obj_dir() { echo "${CACHE}/obj/$3-$1-$2-${TOOLCHAIN:-llvm}"; }
 
+# summarize ARCH: one line of counts from $OUT/ARCH/results.tsv (written by
+# judge.py), then each unexpected result.  Sets sum_pass, sum_fail, sum_skip;
+# expected failures (XFAIL) count as skipped and are named.
+summarize() {
+	local res=${OUT}/$1/results.tsv x
+	sum_pass=$(grep -c '^PASS' "$res" || true)
+	sum_fail=$(grep -c '^FAIL' "$res" || true)
+	x=$(grep -c '^XFAIL' "$res" || true)
+	sum_skip=$(( $(grep -c '^SKIP' "$res" || true) + x ))
+	printf '  %-8s %4d passed, %d failed, %d skipped (%d of them known failures)\n' \
+		"$1" "$sum_pass" "$sum_fail" "$sum_skip" "$x"
+	awk -F'\t' '$1 == "FAIL" { printf "      FAIL %s%s\n", $3, ($4 != "" ? "  [" $4 "]" : "") }' "$res"
+}
+
 # Fixed identity and dates make the commits the harness creates reproducible.
 git_fixed() {
 	GIT_AUTHOR_NAME=entry-lab GIT_AUTHOR_EMAIL=entry-lab@localhost \

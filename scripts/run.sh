@@ -33,9 +33,6 @@ printf '  %-34s %s\n' \
 	"audit syscalls (AUDITSYSCALL)" "$(yn AUDITSYSCALL)" \
 	"forced context tracking" "$(yn CONTEXT_TRACKING_USER_FORCE)" \
 	"lockdep (PROVE_LOCKING)" "$(yn PROVE_LOCKING)"
-p=$(grep -c '^PASS' "$dir/results.tsv" || true)
-f=$(grep -c '^FAIL' "$dir/results.tsv" || true)
-s=$(grep -c '^SKIP' "$dir/results.tsv" || true)
-echo "Tests: $p passed, $f failed, $s skipped (details: $dir/results.tsv, console: $dir/console.log)"
-grep '^FAIL' "$dir/results.tsv" | cut -f2 | sed 's/^/  FAIL /' || true
+echo "Tests (details: $dir/results.tsv, console: $dir/console.log):"
+summarize "$arch"
 exit "$rc"

@@ -15,7 +15,7 @@ for arch in "$@"; do
 	"${TOP}/scripts/guest.sh" "$arch" "$flavour" "$variant" || rc=$?
 	if [ ! -s "$res" ]; then
 		mkdir -p "$(dirname "$res")"
-		printf 'FAIL\t%s/harness/build or boot did not complete (status %s)\n' \
+		printf 'FAIL\tFAIL\t%s/harness/build or boot did not complete (status %s)\t\n' \
 			"$arch" "$rc" >"$res"
 	fi
 done
@@ -24,13 +24,9 @@ echo
 echo "Summary ($flavour kernels, $variant):"
 total_p=0 total_f=0 total_s=0
 for arch in "$@"; do
-	res=${OUT}/${arch}/results.tsv
-	p=$(grep -c '^PASS' "$res" || true)
-	f=$(grep -c '^FAIL' "$res" || true)
-	s=$(grep -c '^SKIP' "$res" || true)
-	printf '  %-8s %4d passed, %d failed, %d skipped\n' "$arch" "$p" "$f" "$s"
-	grep '^FAIL' "$res" | cut -f2 | sed 's/^/      FAIL /' || true
-	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))
+	summarize "$arch"
+	total_p=$((total_p + sum_pass)) total_f=$((total_f + sum_fail))
+	total_s=$((total_s + sum_skip))
 done
 echo "$total_p passed, $total_f failed, $total_s skipped"
 [ "$total_f" = 0 ]
