@@ -7,6 +7,11 @@ pkgs=(
 	ccache sparse
 	clang-16 lld-16 llvm-16
 	gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	# 32-bit test programs: ia32 with gcc -m32 (gcc-12-multilib, not
+	# gcc-multilib, which conflicts with the aarch64 cross compiler) and
+	# AArch32 with clang-16 on the armhf cross libc.
+	gcc-12-multilib lib32gcc-12-dev libc6-dev-i386
+	libc6-dev-armhf-cross libgcc-12-dev-armhf-cross binutils-arm-linux-gnueabihf
 	qemu-system-x86 qemu-system-arm
 )
 missing=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # initramfs.sh ARCH OBJ: build the guest init, the project's test programs
-# and the upstream selftests (tests/upstream.tbl, UAPI headers from the
+# (those in tests/compat.list a second time as 32-bit NAME_32), and the
+# upstream selftests (tests/upstream.tbl, UAPI headers from the
 # kernel in OBJ) statically for ARCH and pack them into
 # $OUT/ARCH/initramfs.cpio.  ONLY=NAME keeps one program.  Prints the path.
 . "$(dirname "$0")/lib.sh"
@@ -14,7 +15,13 @@ need "$cc" "gcc-${cross%-}"
 dir=${OUT}/${arch}/initramfs
 rm -rf "$dir"
 mkdir -p "$dir/tests"
+# The UAPI headers of the kernel under test, for the tests and selftests.
+eval "kmake=($(cat "$obj/kmake.args"))"
+"${kmake[@]}" headers >/dev/null 2>&1 || die "make headers failed in $obj"
+khdr=$obj/usr/include
 cflags=(-static -O2 -g0 -Wall -Wextra -Werror -I"${TOP}/tests")
+IFS=, read -r -a cc32 <<<"$(arch_get "$arch" cc32 | sed "s|@KHDR@|$khdr|g")"
+need "${cc32[0]}" "${cc32[0]} (see make deps)"
 
 # gen_init_cpio from the base tree packs device nodes without needing root.
 gen=${OUT}/host/gen_init_cpio
@@ -39,10 +46,18 @@ for c in "${TOP}"/tests/*.c; do
 	name=$(basename "$c" .c)
 	# Others' work in progress must not stop a run of one program.
 	[ -z "${ONLY:-}" ] || [ "$name" = "$ONLY" ] || continue
-	"$cc" "${cflags[@]}" -o "$dir/tests/$name" "$c" ||
+	"$cc" "${cflags[@]}" -isystem "$khdr" -o "$dir/tests/$name" "$c" ||
 		die "test program $name does not build for $arch"
 	echo "$name"
 done >"$dir/tests/list"
+# 32-bit (compat) builds of the programs whose subject differs for them.
+sed 's/#.*//' "${TOP}/tests/compat.list" | while read -r name; do
+	[ -n "$name" ] || continue
+	[ -z "${ONLY:-}" ] || [ "${name}_32" = "$ONLY" ] || continue
+	"${cc32[@]}" "${cflags[@]}" -o "$dir/tests/${name}_32" "${TOP}/tests/$name.c" ||
+		die "test program $name does not build as a 32-bit program for $arch"
+	echo "${name}_32"
+done >>"$dir/tests/list"
 "${TOP}/scripts/selftests.sh" "$arch" "$obj" "$dir/tests" >>"$dir/tests/list"
 if [ -n "${ONLY:-}" ]; then
 	grep -E "^${ONLY}( |\$)" "$dir/tests/list" >"$dir/only" ||

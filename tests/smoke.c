@@ -7,10 +7,13 @@
 #include <errno.h>
 #include "ktap.h"
 
-#if defined(__x86_64__)
+/* What uname reports: a compat task sees the 64-bit kernel's machine. */
+#if defined(__x86_64__) || defined(__i386__)
 #define MACHINE "x86_64"
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) || defined(__arm__)
 #define MACHINE "aarch64"
+#else
+#error "unsupported architecture"
 #endif
 
 int main(void)

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Signal delivery on the way back to user space: a signal made pending by
+ * a syscall runs its handler before the syscall instruction completes, a
+ * timer signal interrupts a loop that makes no syscalls, and sigreturn
+ * restores every general register, the flags and the stack pointer of a
+ * trapping instruction exactly, including a register the handler edited
+ * in the ucontext.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include "ktap.h"
+
+/* ---- architecture specifics ---------------------------------------- */
+#if defined(__x86_64__)
+
+static const char *const reg_names[] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8",
+	"r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+#define NR_GPRS		15
+/* index into mcontext gregs for each slot of reg_names */
+static const int greg_index[NR_GPRS] = {
+	REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI, REG_RBP, REG_R8,
+	REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
+};
+#define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[greg_index[i]])
+#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_RIP])
+#define UC_SP(uc)	((uc)->uc_mcontext.gregs[REG_RSP])
+#define UC_FLAGS(uc)	((uc)->uc_mcontext.gregs[REG_EFL])
+#define MOD_REG		11		/* r12 */
+#define TRAP_LEN	2		/* ud2 */
+#define TRAP_SI_CODE	ILL_ILLOPN
+/* CF, ZF, DF and OF set; PF, AF and SF clear */
+#define FLAGS_MASK	0xcd5UL
+#define FLAGS_PATTERN	0xc41UL
+
+/* A syscall with up to four arguments that reads *flag right after it. */
+static inline long syscall4_peek(long nr, long a, long b, long c, long d,
+				 volatile int *flag, int *seen)
+{
+	register long r10 asm("r10") = d;
+	long ret;
+	int s;
+
+	asm volatile("syscall\n\t"
+		     "movl %[flag], %[s]"
+		     : "=a" (ret), [s] "=r" (s)
+		     : "0" (nr), "D" (a), "S" (b), "d" (c), "r" (r10),
+		       [flag] "m" (*flag)
+		     : "rcx", "r11", "memory");
+	*seen = s;
+	return ret;
+}
+
+/*
+ * unsigned long busy_loop(volatile int *flag, unsigned long n):
+ * spin without syscalls until *flag or n iterations; returns what is left
+ * of n.  busy_loop_start..busy_loop_end is the loop body.
+ */
+asm(".text\n"
+	".globl busy_loop, busy_loop_start, busy_loop_end\n"
+	".type busy_loop, @function\n"
+	"busy_loop:\n"
+	"busy_loop_start:\n"
+	"	movl (%rdi), %eax\n"
+	"	testl %eax, %eax\n"
+	"	jnz busy_loop_end\n"
+	"	sub $1, %rsi\n"
+	"	jnz busy_loop_start\n"
+	"busy_loop_end:\n"
+	"	mov %rsi, %rax\n"
+	"	ret\n"
+	".size busy_loop, .-busy_loop\n");
+
+/*
+ * void sig_regs_trap(unsigned long *in, unsigned long *out);
+ * in/out: [0..14] the registers of reg_names, [15] rflags, [16] rsp.
+ * Loads every register and the flags from in[], executes ud2 at
+ * sig_trap_insn and stores every register afterwards; rsp at the trap is
+ * written to in[16] and after the return to out[16].
+ */
+asm(".text\n"
+	".globl sig_regs_trap, sig_trap_insn\n"
+	".type sig_regs_trap, @function\n"
+	"sig_regs_trap:\n"
+	"	push %rbx\n	push %rbp\n	push %r12\n"
+	"	push %r13\n	push %r14\n	push %r15\n"
+	"	push %rsi\n"
+	"	mov %rsp, 128(%rdi)\n"
+	"	push 120(%rdi)\n"
+	"	popfq\n"
+	"	mov 0(%rdi), %rax\n	mov 8(%rdi), %rbx\n"
+	"	mov 16(%rdi), %rcx\n	mov 24(%rdi), %rdx\n"
+	"	mov 32(%rdi), %rsi\n	mov 48(%rdi), %rbp\n"
+	"	mov 56(%rdi), %r8\n	mov 64(%rdi), %r9\n"
+	"	mov 72(%rdi), %r10\n	mov 80(%rdi), %r11\n"
+	"	mov 88(%rdi), %r12\n	mov 96(%rdi), %r13\n"
+	"	mov 104(%rdi), %r14\n	mov 112(%rdi), %r15\n"
+	"	mov 40(%rdi), %rdi\n"
+	"sig_trap_insn:\n"
+	"	ud2\n"
+	"	pushfq\n"
+	"	push %rdi\n"
+	"	mov 16(%rsp), %rdi\n"
+	"	mov %rax, 0(%rdi)\n	mov %rbx, 8(%rdi)\n"
+	"	mov %rcx, 16(%rdi)\n	mov %rdx, 24(%rdi)\n"
+	"	mov %rsi, 32(%rdi)\n	mov %rbp, 48(%rdi)\n"
+	"	mov %r8, 56(%rdi)\n	mov %r9, 64(%rdi)\n"
+	"	mov %r10, 72(%rdi)\n	mov %r11, 80(%rdi)\n"
+	"	mov %r12, 88(%rdi)\n	mov %r13, 96(%rdi)\n"
+	"	mov %r14, 104(%rdi)\n	mov %r15, 112(%rdi)\n"
+	"	pop %rax\n	mov %rax, 40(%rdi)\n"
+	"	pop %rax\n	mov %rax, 120(%rdi)\n"
+	"	cld\n"
+	"	mov %rsp, 128(%rdi)\n"
+	"	pop %rsi\n"
+	"	pop %r15\n	pop %r14\n	pop %r13\n"
+	"	pop %r12\n	pop %rbp\n	pop %rbx\n"
+	"	ret\n"
+	".size sig_regs_trap, .-sig_regs_trap\n");
+
+#elif defined(__aarch64__)
+
+static const char *const reg_names[] = {
+	"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9",
+	"x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19",
+	"x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29",
+	"x30",
+};
+#define NR_GPRS		31
+#define UC_GPR(uc, i)	((uc)->uc_mcontext.regs[i])
+#define UC_PC(uc)	((uc)->uc_mcontext.pc)
+#define UC_SP(uc)	((uc)->uc_mcontext.sp)
+#define UC_FLAGS(uc)	((uc)->uc_mcontext.pstate)
+#define MOD_REG		19
+#define TRAP_LEN	4		/* udf #0 */
+#define TRAP_SI_CODE	ILL_ILLOPC
+/* N, C and V set, Z clear */
+#define FLAGS_MASK	0xf0000000UL
+#define FLAGS_PATTERN	0xb0000000UL
+
+static inline long syscall4_peek(long nr, long a, long b, long c, long d,
+				 volatile int *flag, int *seen)
+{
+	register long x8 asm("x8") = nr;
+	register long x0 asm("x0") = a;
+	register long x1 asm("x1") = b;
+	register long x2 asm("x2") = c;
+	register long x3 asm("x3") = d;
+	int s;
+
+	asm volatile("svc #0\n\t"
+		     "ldr %w[s], [%[flag]]"
+		     : "+r" (x0), [s] "=r" (s)
+		     : "r" (x8), "r" (x1), "r" (x2), "r" (x3),
+		       [flag] "r" (flag)
+		     : "memory");
+	*seen = s;
+	return x0;
+}
+
+asm(".text\n"
+	".globl busy_loop, busy_loop_start, busy_loop_end\n"
+	".type busy_loop, %function\n"
+	"busy_loop:\n"
+	"busy_loop_start:\n"
+	"	ldr w2, [x0]\n"
+	"	cbnz w2, busy_loop_end\n"
+	"	subs x1, x1, #1\n"
+	"	b.ne busy_loop_start\n"
+	"busy_loop_end:\n"
+	"	mov x0, x1\n"
+	"	ret\n"
+	".size busy_loop, .-busy_loop\n");
+
+/*
+ * void sig_regs_trap(unsigned long *in, unsigned long *out);
+ * in/out: [0..30] x0-x30, [31] nzcv, [32] sp.
+ */
+asm(".text\n"
+	".globl sig_regs_trap, sig_trap_insn\n"
+	".type sig_regs_trap, %function\n"
+	"sig_regs_trap:\n"
+	"	stp x29, x30, [sp, #-96]!\n"
+	"	stp x19, x20, [sp, #16]\n	stp x21, x22, [sp, #32]\n"
+	"	stp x23, x24, [sp, #48]\n	stp x25, x26, [sp, #64]\n"
+	"	stp x27, x28, [sp, #80]\n"
+	"	sub sp, sp, #16\n"
+	"	str x1, [sp]\n"
+	"	mov x9, sp\n	str x9, [x0, #256]\n"
+	"	ldr x9, [x0, #248]\n	msr nzcv, x9\n"
+	"	ldp x2, x3, [x0, #16]\n	ldp x4, x5, [x0, #32]\n"
+	"	ldp x6, x7, [x0, #48]\n	ldp x8, x9, [x0, #64]\n"
+	"	ldp x10, x11, [x0, #80]\n	ldp x12, x13, [x0, #96]\n"
+	"	ldp x14, x15, [x0, #112]\n	ldp x16, x17, [x0, #128]\n"
+	"	ldp x18, x19, [x0, #144]\n	ldp x20, x21, [x0, #160]\n"
+	"	ldp x22, x23, [x0, #176]\n	ldp x24, x25, [x0, #192]\n"
+	"	ldp x26, x27, [x0, #208]\n	ldp x28, x29, [x0, #224]\n"
+	"	ldr x30, [x0, #240]\n"
+	"	ldp x0, x1, [x0, #0]\n"
+	"sig_trap_insn:\n"
+	"	udf #0\n"
+	"	stp x0, x1, [sp, #-16]!\n"
+	"	ldr x0, [sp, #16]\n"
+	"	stp x2, x3, [x0, #16]\n	stp x4, x5, [x0, #32]\n"
+	"	stp x6, x7, [x0, #48]\n	stp x8, x9, [x0, #64]\n"
+	"	stp x10, x11, [x0, #80]\n	stp x12, x13, [x0, #96]\n"
+	"	stp x14, x15, [x0, #112]\n	stp x16, x17, [x0, #128]\n"
+	"	stp x18, x19, [x0, #144]\n	stp x20, x21, [x0, #160]\n"
+	"	stp x22, x23, [x0, #176]\n	stp x24, x25, [x0, #192]\n"
+	"	stp x26, x27, [x0, #208]\n	stp x28, x29, [x0, #224]\n"
+	"	str x30, [x0, #240]\n"
+	"	mrs x2, nzcv\n	str x2, [x0, #248]\n"
+	"	ldp x2, x3, [sp], #16\n"
+	"	stp x2, x3, [x0, #0]\n"
+	"	mov x2, sp\n	str x2, [x0, #256]\n"
+	"	add sp, sp, #16\n"
+	"	ldp x19, x20, [sp, #16]\n	ldp x21, x22, [sp, #32]\n"
+	"	ldp x23, x24, [sp, #48]\n	ldp x25, x26, [sp, #64]\n"
+	"	ldp x27, x28, [sp, #80]\n"
+	"	ldp x29, x30, [sp], #96\n"
+	"	ret\n"
+	".size sig_regs_trap, .-sig_regs_trap\n");
+
+#else
+#error "unsupported architecture"
+#endif
+
+#define SLOT_FLAGS	NR_GPRS
+#define SLOT_SP		(NR_GPRS + 1)
+#define NR_SLOTS	(NR_GPRS + 2)
+#define MOD_VALUE	0x0123456789abcdefUL
+
+unsigned long busy_loop(volatile int *flag, unsigned long n);
+void sig_regs_trap(unsigned long *in, unsigned long *out);
+extern const char busy_loop_start[], busy_loop_end[], sig_trap_insn[];
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---- 1. delivery on syscall exit ----------------------------------- */
+
+static volatile int usr_flag;
+static volatile int usr_signo, usr_code, usr_pid;
+
+static void usr_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	usr_signo = sig;
+	usr_code = si->si_code;
+	usr_pid = si->si_pid;
+	usr_flag = 1;
+}
+
+static void test_syscall_exit(void)
+{
+	struct sigaction sa;
+	sigset_t set;
+	int seen = -1;
+	long ret;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = usr_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+
+	usr_flag = 0;
+	usr_code = usr_pid = usr_signo = 0;
+	ret = syscall4_peek(__NR_kill, getpid(), SIGUSR1, 0, 0, &usr_flag,
+			    &seen);
+	ktap_eq(ret, 0, "kill to self returns 0");
+	ktap_eq(seen, 1, "handler ran before kill returned");
+	ktap_eq(usr_code, SI_USER, "kill siginfo si_code is SI_USER");
+	ktap_eq(usr_pid, getpid(), "kill siginfo si_pid is the sender");
+
+	usr_flag = 0;
+	usr_code = 0;
+	seen = -1;
+	syscall4_peek(__NR_tgkill, getpid(), gettid(), SIGUSR1, 0, &usr_flag,
+		      &seen);
+	ktap_eq(seen, 1, "handler ran before tgkill returned");
+	ktap_eq(usr_code, SI_TKILL, "tgkill siginfo si_code is SI_TKILL");
+
+	/* blocked: stays pending; unblocking makes it due at that exit */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	usr_flag = 0;
+	usr_signo = 0;
+	seen = -1;
+	syscall4_peek(__NR_kill, getpid(), SIGUSR2, 0, 0, &usr_flag, &seen);
+	ktap_eq(seen, 0, "blocked signal is not delivered");
+	seen = -1;
+	/* the kernel sigset is 8 bytes, glibc's sigset_t is larger */
+	syscall4_peek(__NR_rt_sigprocmask, SIG_UNBLOCK, (long)&set, 0, 8,
+		      &usr_flag, &seen);
+	if (seen != 1)
+		printf("# signo seen by handler: %d\n", usr_signo);
+	ktap_eq(seen == 1 ? usr_signo : 0, SIGUSR2,
+		"unblocked signal delivered before sigprocmask returned");
+	signal(SIGUSR1, SIG_DFL);
+	signal(SIGUSR2, SIG_DFL);
+}
+
+/* ---- 2. delivery on interrupt exit --------------------------------- */
+
+static volatile int loop_flag, timer_code;
+static volatile int hits_in_loop, hits_elsewhere;
+
+static void timer_handler(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	unsigned long pc = UC_PC(uc);
+
+	(void)sig;
+	timer_code = si->si_code;
+	if (pc >= (unsigned long)busy_loop_start &&
+	    pc <= (unsigned long)busy_loop_end) {
+		hits_in_loop++;
+		loop_flag = 1;
+	} else {
+		hits_elsewhere++;
+	}
+}
+
+static void test_interrupt_exit(void)
+{
+	struct sigevent sev;
+	struct itimerspec its;
+	struct sigaction sa;
+	unsigned long left = 0;
+	long long deadline;
+	timer_t timer;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = timer_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_signo = SIGALRM;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &timer)) {
+		printf("# timer_create: %s\n", strerror(errno));
+		ktap_check(0, "timer signal arrives in syscall-free loop");
+		ktap_check(0, "busy loop ends through the handler flag");
+		ktap_check(0, "timer siginfo si_code is SI_TIMER");
+		return;
+	}
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_nsec = 20000000;
+	its.it_interval.tv_nsec = 20000000;
+	loop_flag = 0;
+	timer_settime(timer, 0, &its, NULL);
+	deadline = now_ns() + 10000000000LL;
+	while (!loop_flag && now_ns() < deadline)
+		left = busy_loop(&loop_flag, 1UL << 20);
+	memset(&its, 0, sizeof(its));
+	timer_settime(timer, 0, &its, NULL);
+	timer_delete(timer);
+	signal(SIGALRM, SIG_DFL);
+
+	printf("# timer hits in loop %d, elsewhere %d\n", hits_in_loop,
+	       hits_elsewhere);
+	ktap_check(hits_in_loop >= 1,
+		   "timer signal arrives in syscall-free loop");
+	ktap_check(loop_flag && left > 0,
+		   "busy loop ends through the handler flag");
+	ktap_eq(timer_code, SI_TIMER, "timer siginfo si_code is SI_TIMER");
+}
+
+/* ---- 3. sigreturn restores the registers --------------------------- */
+
+static unsigned long ctx_regs[NR_SLOTS];
+static unsigned long ctx_pc;
+static void *ill_addr;
+static volatile int ill_code, ill_count;
+
+static void ill_handler(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	int i;
+
+	(void)sig;
+	ill_count++;
+	ill_code = si->si_code;
+	ill_addr = si->si_addr;
+	ctx_pc = UC_PC(uc);
+	for (i = 0; i < NR_GPRS; i++)
+		ctx_regs[i] = UC_GPR(uc, i);
+	ctx_regs[SLOT_FLAGS] = UC_FLAGS(uc);
+	ctx_regs[SLOT_SP] = UC_SP(uc);
+	/* skip the trapping instruction and edit one register */
+	UC_PC(uc) += TRAP_LEN;
+	UC_GPR(uc, MOD_REG) = MOD_VALUE;
+}
+
+static int compare_gprs(const unsigned long *got, const unsigned long *want,
+			int skip, const char *what)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < NR_GPRS; i++) {
+		if (i == skip || got[i] == want[i])
+			continue;
+		printf("# %s %s: got %#lx, expected %#lx\n", what,
+		       reg_names[i], got[i], want[i]);
+		bad++;
+	}
+	return bad;
+}
+
+static void test_sigreturn(void)
+{
+	unsigned long in[NR_SLOTS], out[NR_SLOTS];
+	struct sigaction sa;
+	int i;
+
+	for (i = 0; i < NR_GPRS; i++)
+		in[i] = 0xa500000000000000UL | (unsigned long)(i + 1) << 40 |
+			(unsigned long)(i + 1) * 0x00010101UL;
+	in[SLOT_FLAGS] = FLAGS_PATTERN;
+	memset(out, 0, sizeof(out));
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = ill_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGILL, &sa, NULL);
+	sig_regs_trap(in, out);
+	signal(SIGILL, SIG_DFL);
+
+	ktap_eq(ill_count, 1, "trap handler ran once");
+	ktap_eq(ill_code, TRAP_SI_CODE, "trap siginfo si_code");
+	ktap_eq((unsigned long)ill_addr, (unsigned long)sig_trap_insn,
+		"trap siginfo si_addr is the instruction");
+	ktap_eq(ctx_pc, (unsigned long)sig_trap_insn,
+		"ucontext pc is the trapping instruction");
+	ktap_eq(compare_gprs(ctx_regs, in, -1, "ucontext"), 0,
+		"ucontext holds every loaded register");
+	ktap_eq(ctx_regs[SLOT_SP], in[SLOT_SP],
+		"ucontext stack pointer is the trapping one");
+	ktap_eq(ctx_regs[SLOT_FLAGS] & FLAGS_MASK, FLAGS_PATTERN,
+		"ucontext flags are the trapping ones");
+	ktap_eq(compare_gprs(out, in, MOD_REG, "after return"), 0,
+		"sigreturn restores every general register");
+	ktap_eq(out[MOD_REG], MOD_VALUE,
+		"register edited in ucontext takes effect");
+	ktap_eq(out[SLOT_FLAGS] & FLAGS_MASK, FLAGS_PATTERN,
+		"sigreturn restores the flags");
+	ktap_eq(out[SLOT_SP], in[SLOT_SP], "sigreturn restores the stack pointer");
+}
+
+int main(void)
+{
+	ktap_plan(22);
+	test_syscall_exit();		/* 8 */
+	test_interrupt_exit();		/* 3 */
+	test_sigreturn();		/* 11 */
+	return ktap_exit();
+}

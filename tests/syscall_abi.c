@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * System call ABI: unknown numbers fail with ENOSYS, the return value and
+ * all six arguments travel in the documented registers, the registers the
+ * ABI preserves survive a syscall, SA_RESTART decides between restarting
+ * and EINTR, and an interrupted nanosleep resumes through restart_syscall.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "ktap.h"
+
+/* ---- architecture specifics ---------------------------------------- */
+#if defined(__x86_64__)
+
+/* Register slots of struct abi_regs, in the order abi_regs_syscall uses. */
+static const char *const reg_names[] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8",
+	"r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+#define NR_GPRS		15
+#define REG_NR		0	/* syscall number in */
+#define REG_RET		0	/* return value out */
+/* rax (return), rcx (return address) and r11 (rflags) are clobbered */
+#define REG_CLOBBERED(i)	((i) == 0 || (i) == 2 || (i) == 10)
+/* CF, ZF, DF and OF set; PF, AF and SF clear */
+#define FLAGS_MASK	0xcd5UL
+#define FLAGS_PATTERN	0xc41UL
+
+static inline long raw_syscall6(long nr, long a, long b, long c, long d,
+				long e, long f)
+{
+	register long r10 asm("r10") = d;
+	register long r8 asm("r8") = e;
+	register long r9 asm("r9") = f;
+	long ret;
+
+	asm volatile("syscall"
+		     : "=a" (ret)
+		     : "0" (nr), "D" (a), "S" (b), "d" (c),
+		       "r" (r10), "r" (r8), "r" (r9)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
+/*
+ * void abi_regs_syscall(const unsigned long *in, unsigned long *out);
+ * in/out: [0..14] the registers of reg_names, [15] rflags, [16] rsp.
+ * Loads every register (rax is the syscall number), executes syscall and
+ * stores every register afterwards.
+ */
+asm(".text\n"
+	".globl abi_regs_syscall\n"
+	".type abi_regs_syscall, @function\n"
+	"abi_regs_syscall:\n"
+	"	push %rbx\n	push %rbp\n	push %r12\n"
+	"	push %r13\n	push %r14\n	push %r15\n"
+	"	push %rsi\n"			/* out pointer */
+	"	mov %rsp, 128(%rdi)\n"		/* rsp before, in in[16] */
+	"	push 120(%rdi)\n"
+	"	popfq\n"
+	"	mov 0(%rdi), %rax\n	mov 8(%rdi), %rbx\n"
+	"	mov 16(%rdi), %rcx\n	mov 24(%rdi), %rdx\n"
+	"	mov 32(%rdi), %rsi\n	mov 48(%rdi), %rbp\n"
+	"	mov 56(%rdi), %r8\n	mov 64(%rdi), %r9\n"
+	"	mov 72(%rdi), %r10\n	mov 80(%rdi), %r11\n"
+	"	mov 88(%rdi), %r12\n	mov 96(%rdi), %r13\n"
+	"	mov 104(%rdi), %r14\n	mov 112(%rdi), %r15\n"
+	"	mov 40(%rdi), %rdi\n"
+	"	syscall\n"
+	"	pushfq\n"
+	"	push %rdi\n"
+	"	mov 16(%rsp), %rdi\n"
+	"	mov %rax, 0(%rdi)\n	mov %rbx, 8(%rdi)\n"
+	"	mov %rcx, 16(%rdi)\n	mov %rdx, 24(%rdi)\n"
+	"	mov %rsi, 32(%rdi)\n	mov %rbp, 48(%rdi)\n"
+	"	mov %r8, 56(%rdi)\n	mov %r9, 64(%rdi)\n"
+	"	mov %r10, 72(%rdi)\n	mov %r11, 80(%rdi)\n"
+	"	mov %r12, 88(%rdi)\n	mov %r13, 96(%rdi)\n"
+	"	mov %r14, 104(%rdi)\n	mov %r15, 112(%rdi)\n"
+	"	pop %rax\n	mov %rax, 40(%rdi)\n"
+	"	pop %rax\n	mov %rax, 120(%rdi)\n"
+	"	cld\n"
+	"	mov %rsp, 128(%rdi)\n"		/* rsp after (out pointer slot) */
+	"	pop %rsi\n"
+	"	pop %r15\n	pop %r14\n	pop %r13\n"
+	"	pop %r12\n	pop %rbp\n	pop %rbx\n"
+	"	ret\n"
+	".size abi_regs_syscall, .-abi_regs_syscall\n");
+
+#elif defined(__aarch64__)
+
+static const char *const reg_names[] = {
+	"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9",
+	"x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19",
+	"x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29",
+	"x30",
+};
+#define NR_GPRS		31
+#define REG_NR		8
+#define REG_RET		0
+#define REG_CLOBBERED(i)	((i) == 0)
+/* N, C and V set, Z clear */
+#define FLAGS_MASK	0xf0000000UL
+#define FLAGS_PATTERN	0xb0000000UL
+
+static inline long raw_syscall6(long nr, long a, long b, long c, long d,
+				long e, long f)
+{
+	register long x8 asm("x8") = nr;
+	register long x0 asm("x0") = a;
+	register long x1 asm("x1") = b;
+	register long x2 asm("x2") = c;
+	register long x3 asm("x3") = d;
+	register long x4 asm("x4") = e;
+	register long x5 asm("x5") = f;
+
+	asm volatile("svc #0"
+		     : "+r" (x0)
+		     : "r" (x8), "r" (x1), "r" (x2), "r" (x3), "r" (x4),
+		       "r" (x5)
+		     : "memory");
+	return x0;
+}
+
+/*
+ * void abi_regs_syscall(const unsigned long *in, unsigned long *out);
+ * in/out: [0..30] x0-x30, [31] nzcv, [32] sp.
+ */
+asm(".text\n"
+	".globl abi_regs_syscall\n"
+	".type abi_regs_syscall, %function\n"
+	"abi_regs_syscall:\n"
+	"	stp x29, x30, [sp, #-96]!\n"
+	"	stp x19, x20, [sp, #16]\n	stp x21, x22, [sp, #32]\n"
+	"	stp x23, x24, [sp, #48]\n	stp x25, x26, [sp, #64]\n"
+	"	stp x27, x28, [sp, #80]\n"
+	"	sub sp, sp, #16\n"
+	"	str x1, [sp]\n"			/* out pointer */
+	"	mov x9, sp\n	str x9, [x0, #256]\n"
+	"	ldr x9, [x0, #248]\n	msr nzcv, x9\n"
+	"	ldp x2, x3, [x0, #16]\n	ldp x4, x5, [x0, #32]\n"
+	"	ldp x6, x7, [x0, #48]\n	ldp x8, x9, [x0, #64]\n"
+	"	ldp x10, x11, [x0, #80]\n	ldp x12, x13, [x0, #96]\n"
+	"	ldp x14, x15, [x0, #112]\n	ldp x16, x17, [x0, #128]\n"
+	"	ldp x18, x19, [x0, #144]\n	ldp x20, x21, [x0, #160]\n"
+	"	ldp x22, x23, [x0, #176]\n	ldp x24, x25, [x0, #192]\n"
+	"	ldp x26, x27, [x0, #208]\n	ldp x28, x29, [x0, #224]\n"
+	"	ldr x30, [x0, #240]\n"
+	"	ldp x0, x1, [x0, #0]\n"
+	"	svc #0\n"
+	"	stp x0, x1, [sp, #-16]!\n"
+	"	ldr x0, [sp, #16]\n"
+	"	stp x2, x3, [x0, #16]\n	stp x4, x5, [x0, #32]\n"
+	"	stp x6, x7, [x0, #48]\n	stp x8, x9, [x0, #64]\n"
+	"	stp x10, x11, [x0, #80]\n	stp x12, x13, [x0, #96]\n"
+	"	stp x14, x15, [x0, #112]\n	stp x16, x17, [x0, #128]\n"
+	"	stp x18, x19, [x0, #144]\n	stp x20, x21, [x0, #160]\n"
+	"	stp x22, x23, [x0, #176]\n	stp x24, x25, [x0, #192]\n"
+	"	stp x26, x27, [x0, #208]\n	stp x28, x29, [x0, #224]\n"
+	"	str x30, [x0, #240]\n"
+	"	mrs x2, nzcv\n	str x2, [x0, #248]\n"
+	"	ldp x2, x3, [sp], #16\n"
+	"	stp x2, x3, [x0, #0]\n"
+	"	mov x2, sp\n	str x2, [x0, #256]\n"
+	"	add sp, sp, #16\n"
+	"	ldp x19, x20, [sp, #16]\n	ldp x21, x22, [sp, #32]\n"
+	"	ldp x23, x24, [sp, #48]\n	ldp x25, x26, [sp, #64]\n"
+	"	ldp x27, x28, [sp, #80]\n"
+	"	ldp x29, x30, [sp], #96\n"
+	"	ret\n"
+	".size abi_regs_syscall, .-abi_regs_syscall\n");
+
+#else
+#error "unsupported architecture"
+#endif
+
+#define REG_FLAGS	NR_GPRS
+#define REG_SP		(NR_GPRS + 1)
+#define NR_SLOTS	(NR_GPRS + 2)
+
+void abi_regs_syscall(unsigned long *in, unsigned long *out);
+
+/* Kernel-internal restart code that a tracer sees at syscall exit. */
+#define ERESTART_RESTARTBLOCK	516
+
+/* ---- helpers ------------------------------------------------------- */
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Wait until @pid sleeps inside syscall @nr (per /proc/<pid>/syscall, which
+ * only reports a number for a blocked task).  Returns 0 or -1 on timeout.
+ */
+static int wait_in_syscall(pid_t pid, long nr)
+{
+	char path[64], buf[256];
+	long long end = now_ns() + 20000000000LL;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	while (now_ns() < end) {
+		FILE *f = fopen(path, "r");
+		long cur;
+		int n = 0;
+
+		if (f) {
+			if (fgets(buf, sizeof(buf), f))
+				n = sscanf(buf, "%ld", &cur);
+			fclose(f);
+		}
+		if (n == 1 && cur == nr)
+			return 0;
+		usleep(2000);
+	}
+	printf("# pid %d never blocked in syscall %ld\n", pid, nr);
+	return -1;
+}
+
+/* ---- 1. unknown syscall numbers ------------------------------------ */
+
+static void test_enosys(void)
+{
+	static const struct {
+		long nr;
+		const char *name;
+	} bad[] = {
+		{ 1000, "syscall 1000 fails with ENOSYS" },
+		{ 4095, "syscall 4095 fails with ENOSYS" },
+		{ 0x3fff0000, "syscall 0x3fff0000 fails with ENOSYS" },
+		{ -1, "syscall -1 fails with ENOSYS" },
+	};
+	unsigned int i;
+	long ret;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		ret = syscall(bad[i].nr);
+		if (ret != -1)
+			printf("# syscall(%ld) returned %ld\n", bad[i].nr, ret);
+		ktap_eq(ret == -1 ? errno : 0, ENOSYS, "%s", bad[i].name);
+	}
+	ret = raw_syscall6(1000, 0, 0, 0, 0, 0, 0);
+	ktap_eq(ret, -ENOSYS, "raw syscall 1000 returns -ENOSYS in register");
+	ret = raw_syscall6(-1, 0, 0, 0, 0, 0, 0);
+	ktap_eq(ret, -ENOSYS, "raw syscall -1 returns -ENOSYS in register");
+}
+
+/* ---- 2. registers -------------------------------------------------- */
+
+static void test_return_register(void)
+{
+	long ret;
+
+	ret = raw_syscall6(__NR_getpid, 0, 0, 0, 0, 0, 0);
+	ktap_eq(ret, getpid(), "raw getpid returns the pid in register");
+	ret = raw_syscall6(__NR_close, -1, 0, 0, 0, 0, 0);
+	ktap_eq(ret, -EBADF, "raw close(-1) returns -EBADF in register");
+}
+
+static void test_six_args(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long start = 0, end = 0, off = 0;
+	char perms[8] = "", line[512];
+	long hint, ret, ret2;
+	unsigned char *p;
+	int fd, i, found = 0;
+	char *res;
+	FILE *f;
+
+	fd = memfd_create("abi", 0);
+	if (fd < 0 || ftruncate(fd, 4 * page)) {
+		printf("# memfd: %s\n", strerror(errno));
+		for (i = 0; i < 4; i++)
+			ktap_check(0, "mmap six args setup");
+		return;
+	}
+	for (i = 0; i < 4; i++) {
+		memset(line, 'A' + i, sizeof(line));
+		pwrite(fd, line, 1, i * page);
+		pwrite(fd, line, 1, (i + 1) * page - 1);
+	}
+	/* reserve a free range, then release it and map into its middle */
+	res = mmap(NULL, 8 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	munmap(res, 8 * page);
+	hint = (long)res + 3 * page;
+
+	ret = raw_syscall6(__NR_mmap, hint, 2 * page, PROT_READ,
+			   MAP_SHARED | MAP_FIXED_NOREPLACE, fd, page);
+	ktap_eq(ret, hint, "mmap returns the hinted address");
+	if (ret != hint) {
+		ktap_check(0, "mmap maps the file at the given offset");
+		ktap_check(0, "mmap mapping has the given length and protection");
+		ktap_check(0, "mmap fixed_noreplace flag reaches the kernel");
+		close(fd);
+		return;
+	}
+	p = (unsigned char *)ret;
+	ktap_eq(p[0] << 8 | p[2 * page - 1], 'B' << 8 | 'C',
+		"mmap maps the file at the given offset");
+
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s %lx", &start, &end, perms,
+			   &off) == 4 && start == (unsigned long)hint) {
+			found = 1;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!found || end - start != (unsigned long)(2 * page) ||
+	    strcmp(perms, "r--s") || off != (unsigned long)page)
+		printf("# maps: found %d len %#lx perms %s off %#lx\n", found,
+		       end - start, perms, off);
+	ktap_check(found && end - start == (unsigned long)(2 * page) &&
+		   !strcmp(perms, "r--s") && off == (unsigned long)page,
+		   "mmap mapping has the given length and protection");
+
+	ret2 = raw_syscall6(__NR_mmap, hint, page, PROT_READ,
+			    MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	ktap_eq(ret2, -EEXIST, "mmap fixed_noreplace flag reaches the kernel");
+	munmap(p, 2 * page);
+	close(fd);
+}
+
+static void test_preserved(void)
+{
+	unsigned long in[NR_SLOTS], out[NR_SLOTS];
+	int i, bad = 0;
+
+	for (i = 0; i < NR_GPRS; i++)
+		in[i] = 0x5a00000000000000UL | (unsigned long)(i + 1) << 40 |
+			(unsigned long)(i + 1) * 0x01010101UL;
+	in[REG_NR] = __NR_getpid;
+	in[REG_FLAGS] = FLAGS_PATTERN;
+	memset(out, 0, sizeof(out));
+	abi_regs_syscall(in, out);
+
+	ktap_eq(out[REG_RET], getpid(), "asm getpid result in return register");
+	for (i = 0; i < NR_GPRS; i++) {
+		if (REG_CLOBBERED(i) || out[i] == in[i])
+			continue;
+		printf("# %s: got %#lx, expected %#lx\n", reg_names[i],
+		       out[i], in[i]);
+		bad++;
+	}
+	ktap_eq(bad, 0, "preserved registers survive syscall");
+	ktap_eq(out[REG_FLAGS] & FLAGS_MASK, FLAGS_PATTERN,
+		"arithmetic flags survive syscall");
+	ktap_eq(out[REG_SP], in[REG_SP], "stack pointer survives syscall");
+}
+
+/* ---- 3. SA_RESTART ------------------------------------------------- */
+
+static int notify_fd = -1;
+
+static void notify_handler(int sig)
+{
+	char c = 'h';
+
+	(void)sig;
+	if (write(notify_fd, &c, 1) != 1)
+		_exit(99);
+}
+
+struct read_result {
+	long ret;
+	int err;
+	char byte;
+};
+
+/*
+ * A child blocks in read() on an empty pipe and gets SIGUSR1 with a handler
+ * installed with @flags; only after the handler ran is a byte written.
+ */
+static int read_interrupted(int flags, struct read_result *r)
+{
+	int dp[2], np[2], rp[2], status;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(dp) || pipe(np) || pipe(rp))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		struct sigaction sa;
+		struct read_result res;
+
+		alarm(30);
+		close(dp[1]);
+		close(np[0]);
+		close(rp[0]);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = notify_handler;
+		sa.sa_flags = flags;
+		notify_fd = np[1];
+		sigaction(SIGUSR1, &sa, NULL);
+		res.byte = 0;
+		errno = 0;
+		res.ret = syscall(__NR_read, dp[0], &res.byte, 1);
+		res.err = errno;
+		if (write(rp[1], &res, sizeof(res)) != sizeof(res))
+			_exit(98);
+		_exit(0);
+	}
+	/*
+	 * Keep dp[0] open here: without SA_RESTART the child may be gone
+	 * before the byte is written, which must not raise SIGPIPE.
+	 */
+	close(np[1]);
+	close(rp[1]);
+	memset(r, 0, sizeof(*r));
+	r->ret = -2;
+	if (pid > 0 && !wait_in_syscall(pid, __NR_read)) {
+		kill(pid, SIGUSR1);
+		if (read(np[0], &c, 1) != 1 || c != 'h')
+			printf("# handler did not run\n");
+		c = 'x';
+		if (write(dp[1], &c, 1) != 1)
+			printf("# write to pipe failed\n");
+		if (read(rp[0], r, sizeof(*r)) != sizeof(*r))
+			printf("# no result from child\n");
+	}
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	close(dp[0]);
+	close(dp[1]);
+	close(np[0]);
+	close(rp[0]);
+	return 0;
+}
+
+static void test_restart(void)
+{
+	struct read_result r;
+
+	read_interrupted(SA_RESTART, &r);
+	ktap_eq(r.ret, 1, "read restarts after SA_RESTART handler");
+	ktap_eq(r.byte, 'x', "restarted read returns the later data");
+	read_interrupted(0, &r);
+	ktap_eq(r.ret, -1, "read fails after handler without SA_RESTART");
+	ktap_eq(r.err, EINTR, "interrupted read sets EINTR");
+}
+
+/* ---- 4. nanosleep and restart_syscall ------------------------------ */
+
+#define SLEEP_NS	400000000L
+
+static long do_sleep(long long *elapsed)
+{
+	struct timespec ts = { 0, SLEEP_NS }, rem;
+	long long t0 = now_ns();
+	long ret;
+
+	ret = syscall(__NR_nanosleep, &ts, &rem);
+	*elapsed = now_ns() - t0;
+	return ret;
+}
+
+static void test_nanosleep_stop(void)
+{
+	struct { long ret; long long elapsed; } r = { -2, 0 };
+	int rp[2], status = 0, stopped = 0;
+	pid_t pid;
+
+	if (pipe(rp))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		alarm(30);
+		close(rp[0]);
+		r.ret = do_sleep(&r.elapsed);
+		if (write(rp[1], &r, sizeof(r)) != sizeof(r))
+			_exit(98);
+		_exit(0);
+	}
+	close(rp[1]);
+	if (pid > 0 && !wait_in_syscall(pid, __NR_nanosleep)) {
+		kill(pid, SIGSTOP);
+		if (waitpid(pid, &status, WUNTRACED) == pid &&
+		    WIFSTOPPED(status))
+			stopped = 1;
+		usleep(20000);
+		kill(pid, SIGCONT);
+		if (read(rp[0], &r, sizeof(r)) != sizeof(r))
+			printf("# no result from child\n");
+	}
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	close(rp[0]);
+	ktap_eq(stopped, 1, "sleeping child stops on SIGSTOP");
+	ktap_eq(r.ret, 0, "nanosleep returns 0 after stop and continue");
+	if (r.elapsed < SLEEP_NS)
+		printf("# slept %lld ns of %ld\n", r.elapsed, SLEEP_NS);
+	ktap_check(r.elapsed >= SLEEP_NS,
+		   "nanosleep sleeps the full time after stop and continue");
+}
+
+static int syscall_info(pid_t pid, struct __ptrace_syscall_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(*info), info) > 0 ?
+		0 : -1;
+}
+
+static void test_nanosleep_ptrace(void)
+{
+	struct __ptrace_syscall_info info;
+	long long exit_rval = 1, restart_rval = 1, restart_nr = -1;
+	int status, i, entered = 0, in_restart = 0, group_stops = 0;
+	int exit_code = -1;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		long long elapsed;
+		long ret;
+
+		alarm(30);
+		ptrace(PTRACE_TRACEME, 0, 0, 0);
+		raise(SIGSTOP);
+		ret = do_sleep(&elapsed);
+		_exit(ret ? 1 : elapsed < SLEEP_NS ? 2 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+		goto out;
+	ptrace(PTRACE_SETOPTIONS, pid, 0,
+	       PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL);
+
+	/* run to the syscall-entry stop of nanosleep */
+	for (i = 0; i < 50 && !entered; i++) {
+		ptrace(PTRACE_SYSCALL, pid, 0, 0);
+		if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+			goto out;
+		if (WSTOPSIG(status) == (SIGTRAP | 0x80) &&
+		    !syscall_info(pid, &info) &&
+		    info.op == PTRACE_SYSCALL_INFO_ENTRY &&
+		    info.entry.nr == __NR_nanosleep)
+			entered = 1;
+	}
+	if (!entered)
+		goto out;
+	ptrace(PTRACE_SYSCALL, pid, 0, 0);
+	if (wait_in_syscall(pid, __NR_nanosleep))
+		goto out;
+	kill(pid, SIGSTOP);
+
+	for (i = 0; i < 50; i++) {
+		int sig = 0;
+
+		if (waitpid(pid, &status, 0) != pid)
+			break;
+		if (WIFEXITED(status)) {
+			exit_code = WEXITSTATUS(status);
+			pid = 0;
+			break;
+		}
+		if (!WIFSTOPPED(status))
+			break;
+		if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
+			if (syscall_info(pid, &info))
+				break;
+			if (info.op == PTRACE_SYSCALL_INFO_ENTRY &&
+			    restart_nr == -1) {
+				restart_nr = info.entry.nr;
+				in_restart = 1;
+			} else if (info.op == PTRACE_SYSCALL_INFO_EXIT) {
+				if (in_restart == 1) {
+					restart_rval = info.exit.rval;
+					in_restart = 2;
+				} else if (!in_restart) {
+					exit_rval = info.exit.rval;
+				}
+			}
+		} else if (WSTOPSIG(status) == SIGSTOP) {
+			siginfo_t si;
+
+			/* signal-delivery-stop: let it stop for real */
+			if (!ptrace(PTRACE_GETSIGINFO, pid, 0, &si))
+				sig = SIGSTOP;
+			else
+				group_stops++; /* group-stop: continue */
+		} else {
+			sig = WSTOPSIG(status);
+		}
+		ptrace(PTRACE_SYSCALL, pid, 0, sig);
+	}
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	ktap_eq(entered, 1, "tracer sees nanosleep entry");
+	ktap_eq(exit_rval, -ERESTART_RESTARTBLOCK,
+		"tracer sees nanosleep exit with ERESTART_RESTARTBLOCK");
+	ktap_eq(group_stops, 1, "traced sleeper enters group stop");
+	ktap_eq(restart_nr, __NR_restart_syscall,
+		"tracer sees restart_syscall entry after stop");
+	ktap_eq(restart_rval, 0, "restart_syscall returns 0");
+	ktap_eq(exit_code, 0, "traced nanosleep completes the full time");
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	ktap_plan(29);
+	test_enosys();			/* 6 */
+	test_return_register();		/* 2 */
+	test_six_args();		/* 4 */
+	test_preserved();		/* 4 */
+	test_restart();			/* 4 */
+	test_nanosleep_stop();		/* 3 */
+	test_nanosleep_ptrace();	/* 6 */
+	return ktap_exit();
+}
