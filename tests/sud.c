@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Syscall user dispatch (PR_SET_SYSCALL_USER_DISPATCH): syscalls run with
+ * the selector at ALLOW, raise SIGSYS (SYS_USER_DISPATCH, with the syscall
+ * number, call address and audit arch) at BLOCK, run from the always-allowed
+ * range at BLOCK, a handler returns through a restorer in the allowed range
+ * with the selector still at BLOCK, a bad selector value kills with SIGSYS,
+ * fork and PR_SYS_DISPATCH_OFF turn the mechanism off, and the prctl
+ * argument errors.  Kernels without it (EINVAL from the prctl) skip all.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "ktap.h"
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH	59
+#define PR_SYS_DISPATCH_OFF		0
+#define PR_SYS_DISPATCH_ON		1
+#define SYSCALL_DISPATCH_FILTER_ALLOW	0
+#define SYSCALL_DISPATCH_FILTER_BLOCK	1
+#endif
+#define SUD_SI_CODE		2	/* SYS_USER_DISPATCH */
+#define TEST_SA_RESTORER	0x04000000
+#define MARK			0x5d5dL
+#define __str(x)		#x
+#define __stringify(x)		__str(x)
+
+/*
+ * long sud_syscall(long nr): a syscall without arguments, outside the
+ * allowed range; sud_syscall_ret follows the syscall instruction.
+ * [sud_allowed_start, sud_allowed_end) is passed as the always-allowed
+ * range: sud_allowed_syscall(nr) is the same function inside it and
+ * sud_restorer a signal restorer (rt_sigreturn) inside it.
+ *
+ * SUD_DEFAULT_SIGRETURN_EXEMPT: a handler installed with the libc's
+ * sigaction() returns through a trampoline the kernel never intercepts (the
+ * vdso's).  Not on x86_64: glibc sets its own SA_RESTORER in libc's text,
+ * and the kernel exempts only the 32-bit vdso sigreturn.
+ */
+#if defined(__x86_64__)
+#define SUD_AUDIT_ARCH			AUDIT_ARCH_X86_64
+#define SUD_RET(uc)			((uc)->uc_mcontext.gregs[REG_RAX])
+#define SUD_DEFAULT_SIGRETURN_EXEMPT	0
+asm(
+"	.text\n"
+"	.globl sud_syscall, sud_syscall_ret, sud_allowed_start\n"
+"	.globl sud_allowed_syscall, sud_restorer, sud_allowed_end\n"
+"	.hidden sud_syscall, sud_syscall_ret, sud_allowed_start\n"
+"	.hidden sud_allowed_syscall, sud_restorer, sud_allowed_end\n"
+"	.balign 16\n"
+"sud_syscall:\n"
+"	movq %rdi, %rax\n"
+"	syscall\n"
+"sud_syscall_ret:\n"
+"	ret\n"
+"	.balign 16\n"
+"sud_allowed_start:\n"
+"sud_allowed_syscall:\n"
+"	movq %rdi, %rax\n"
+"	syscall\n"
+"	ret\n"
+"sud_restorer:\n"
+"	movq $" __stringify(__NR_rt_sigreturn) ", %rax\n"
+"	syscall\n"
+"	hlt\n"
+"sud_allowed_end:\n"
+);
+#elif defined(__aarch64__)
+#define SUD_AUDIT_ARCH			AUDIT_ARCH_AARCH64
+#define SUD_RET(uc)			((uc)->uc_mcontext.regs[0])
+#define SUD_DEFAULT_SIGRETURN_EXEMPT	1
+asm(
+"	.text\n"
+"	.globl sud_syscall, sud_syscall_ret, sud_allowed_start\n"
+"	.globl sud_allowed_syscall, sud_restorer, sud_allowed_end\n"
+"	.hidden sud_syscall, sud_syscall_ret, sud_allowed_start\n"
+"	.hidden sud_allowed_syscall, sud_restorer, sud_allowed_end\n"
+"	.balign 16\n"
+"sud_syscall:\n"
+"	mov x8, x0\n"
+"	svc #0\n"
+"sud_syscall_ret:\n"
+"	ret\n"
+"	.balign 16\n"
+"sud_allowed_start:\n"
+"sud_allowed_syscall:\n"
+"	mov x8, x0\n"
+"	svc #0\n"
+"	ret\n"
+"sud_restorer:\n"
+"	mov x8, #" __stringify(__NR_rt_sigreturn) "\n"
+"	svc #0\n"
+"	brk #0\n"
+"sud_allowed_end:\n"
+);
+#else
+#error "sud test: unsupported architecture"
+#endif
+
+#define HIDDEN __attribute__((visibility("hidden")))
+HIDDEN long sud_syscall(long nr);
+HIDDEN long sud_allowed_syscall(long nr);
+HIDDEN void sud_restorer(void);
+extern HIDDEN char sud_syscall_ret[], sud_allowed_start[], sud_allowed_end[];
+
+/* The kernel's struct sigaction for rt_sigaction(). */
+struct ksigaction {
+	void (*handler)(int, siginfo_t *, void *);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+#define N_CHECKS 25
+
+/* Set when the prctl says EINVAL: every check is then a skip. */
+static int unsupported;
+
+#define EQ(got, want, name) do {					\
+	if (unsupported)						\
+		ktap_skip("unsupported on this kernel", name);		\
+	else								\
+		ktap_eq(got, want, name);				\
+} while (0)
+
+static volatile char selector;
+static volatile int sigsys_count, reset_selector = 1;
+static volatile long si_code_seen, si_nr_seen, si_errno_seen, si_arch_seen;
+static void *volatile si_addr_seen;
+
+/* Runs with the selector possibly at BLOCK: no syscalls in here. */
+static void on_sigsys(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	sigsys_count++;
+	si_code_seen = si->si_code;
+	si_nr_seen = si->si_syscall;
+	si_errno_seen = si->si_errno;
+	si_arch_seen = si->si_arch;
+	si_addr_seen = si->si_call_addr;
+	SUD_RET(uc) = MARK;
+	if (reset_selector)
+		selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+}
+
+static int sud_on(volatile char *sel)
+{
+	return prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+		     (unsigned long)sud_allowed_start,
+		     (unsigned long)(sud_allowed_end - sud_allowed_start), sel);
+}
+
+/* 0 on success, else errno. */
+static int prctl_err(unsigned long mode, unsigned long off, unsigned long len,
+		     const volatile void *sel)
+{
+	errno = 0;
+	return prctl(PR_SET_SYSCALL_USER_DISPATCH, mode, off, len, sel) ?
+	       errno : 0;
+}
+
+static void install_sigsys(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSYS, &sa, NULL);
+}
+
+/* Returns the terminating signal, or 100 + the exit status. */
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(status))
+		return WTERMSIG(status);
+	return 100 + WEXITSTATUS(status);
+}
+
+/* Child: a handler installed by sigaction() returns with BLOCK set. */
+static int child_default_sigreturn(void)
+{
+	long r;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		alarm(10);
+		if (sud_on(&selector))
+			_exit(2);
+		reset_selector = 0;
+		sigsys_count = 0;
+		selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+		r = sud_syscall(SYS_getpid);
+		selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+		_exit(r == MARK && sigsys_count == 1 ? 0 : 1);
+	}
+	return wait_child(pid);
+}
+
+/* Child: a selector value other than ALLOW and BLOCK. */
+static int child_bad_selector(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		alarm(10);
+		if (sud_on(&selector))
+			_exit(2);
+		selector = 2;
+		sud_syscall(SYS_getpid);
+		selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+		_exit(0);
+	}
+	return wait_child(pid);
+}
+
+/* Child: dispatch is off after fork, whatever the selector says. */
+static int child_after_fork(void)
+{
+	pid_t pid;
+	long r;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		alarm(10);
+		sigsys_count = 0;
+		selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+		r = sud_syscall(SYS_getpid);
+		selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+		_exit(r == getpid() && sigsys_count == 0 ? 0 : 1);
+	}
+	return wait_child(pid);
+}
+
+int main(void)
+{
+	struct ksigaction ka, old;
+	long pid, r;
+	int err, count;
+
+	ktap_plan(N_CHECKS);
+	pid = getpid();
+	install_sigsys();
+
+	/* The libc's restorer, for the diagnostics. */
+	if (!syscall(SYS_rt_sigaction, SIGSYS, NULL, &old, 8))
+		printf("# libc sigaction: SA_RESTORER %s, restorer %p\n",
+		       old.flags & TEST_SA_RESTORER ? "set" : "unset",
+		       (void *)old.restorer);
+
+	selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	err = prctl_err(PR_SYS_DISPATCH_ON, (unsigned long)sud_allowed_start,
+			sud_allowed_end - sud_allowed_start, &selector);
+	if (err == EINVAL) {
+		printf("# PR_SET_SYSCALL_USER_DISPATCH: EINVAL, not supported\n");
+		unsupported = 1;
+	}
+	EQ(err, 0, "prctl enables syscall user dispatch");
+
+	/* ALLOW: syscalls run. */
+	sigsys_count = 0;
+	EQ(sud_syscall(SYS_getpid), pid, "syscall runs with selector allow");
+	EQ(sigsys_count, 0, "no SIGSYS with selector allow");
+
+	/* BLOCK: SIGSYS; the handler sets the selector back to ALLOW. */
+	selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	r = sud_syscall(SYS_getpid);
+	count = sigsys_count;
+	EQ(count, 1, "blocked syscall raises SIGSYS");
+	EQ(si_code_seen, SUD_SI_CODE, "si_code is SYS_USER_DISPATCH");
+	EQ(si_nr_seen, SYS_getpid, "si_syscall is the syscall number");
+	EQ(si_errno_seen, 0, "si_errno is 0");
+	EQ((uintptr_t)si_addr_seen, (uintptr_t)sud_syscall_ret,
+		"si_call_addr follows the syscall instruction");
+	EQ((uint32_t)si_arch_seen, SUD_AUDIT_ARCH,
+		"si_arch is the native audit arch");
+	EQ(r, MARK, "blocked syscall returns the handler's value");
+	r = sud_syscall(SYS_getpid);
+	EQ(selector == SYSCALL_DISPATCH_FILTER_ALLOW && sigsys_count == 1 ?
+		r : -1, pid, "syscall runs after the handler set allow");
+
+	/* BLOCK, but issued from the always-allowed range. */
+	sigsys_count = 0;
+	selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	r = sud_allowed_syscall(SYS_getpid);
+	selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	EQ(r, pid, "syscall from the allowed range runs with selector block");
+	EQ(sigsys_count, 0, "no SIGSYS for the allowed range");
+
+	/*
+	 * The handler returns with BLOCK still set, through a restorer in
+	 * the allowed range: its rt_sigreturn is not intercepted.
+	 */
+	memset(&ka, 0, sizeof(ka));
+	ka.handler = on_sigsys;
+	ka.flags = SA_SIGINFO | TEST_SA_RESTORER;
+	ka.restorer = sud_restorer;
+	if (syscall(SYS_rt_sigaction, SIGSYS, &ka, NULL, 8))
+		printf("# rt_sigaction: %s\n", strerror(errno));
+	reset_selector = 0;
+	sigsys_count = 0;
+	selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	r = sud_syscall(SYS_getpid);
+	count = sigsys_count;
+	selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	reset_selector = 1;
+	install_sigsys();
+	EQ(r, MARK, "handler returns through an allowed restorer with selector block");
+	EQ(count, 1, "sigreturn from the allowed range is not intercepted");
+
+	/* ... and through the libc's default restorer. */
+	EQ(child_default_sigreturn(),
+		SUD_DEFAULT_SIGRETURN_EXEMPT ? 100 : SIGSYS,
+		"sigreturn through the default restorer with selector block");
+
+	EQ(child_bad_selector(), SIGSYS,
+		"selector other than allow and block ends in SIGSYS");
+	EQ(child_after_fork(), 100, "fork turns syscall user dispatch off");
+
+	/* PR_SYS_DISPATCH_OFF: syscalls run whatever the selector. */
+	EQ(prctl_err(PR_SYS_DISPATCH_OFF, 0, 0, NULL), 0,
+		"prctl disables syscall user dispatch");
+	sigsys_count = 0;
+	selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	r = sud_syscall(SYS_getpid);
+	selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	EQ(r, pid, "syscall runs after dispatch off with selector block");
+	EQ(sigsys_count, 0, "no SIGSYS after dispatch off");
+
+	/* prctl argument errors. */
+	EQ(prctl_err(PR_SYS_DISPATCH_OFF, 0, 0, &selector), EINVAL,
+		"prctl off with a selector fails with EINVAL");
+	EQ(prctl_err(PR_SYS_DISPATCH_ON, ~0UL - 7, 16, &selector), EINVAL,
+		"prctl on with a wrapping range fails with EINVAL");
+	EQ(prctl_err(PR_SYS_DISPATCH_ON, 0, 0, (void *)(1UL << 63)),
+		EFAULT, "prctl on with a kernel selector fails with EFAULT");
+	EQ(prctl_err(2, 0, 0, NULL), EINVAL,
+		"prctl with an unknown mode fails with EINVAL");
+
+	return ktap_exit();
+}
