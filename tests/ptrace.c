@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ptrace syscall stops of a 64-bit tracee:
+ * ptrace syscall stops of a tracee (64-bit, or 32-bit compat built as
+ * ptrace_32: ia32 on x86_64, AArch32 on arm64, traced by a 32-bit tracer):
  *  - PTRACE_SYSCALL entry/exit stops with PTRACE_O_TRACESYSGOOD, in order;
  *  - PTRACE_GET_SYSCALL_INFO at both stops (op, arch, ip, sp, nr, args,
  *    rval, is_error) for a successful and a failing syscall;
@@ -8,7 +9,8 @@
  *  - changing syscall arguments at the entry stop;
  *  - PTRACE_SYSEMU and PTRACE_SYSEMU_SINGLESTEP (no exit stop, no syscall);
  *  - PTRACE_SINGLESTEP over the syscall instruction;
- *  - arm64: x7 tells entry (0) from exit (1) and is restored afterwards.
+ *  - arm64: x7 (AArch32: r12) tells entry (0) from exit (1) and is
+ *    restored afterwards.
  *
  * Every tracee runs one asm block: kill(self, SIGSTOP), then loads the
  * registers for the syscall under test, records sp and issues it.  The
@@ -46,8 +48,15 @@ extern const char pt_stop_after[], pt_sc_insn[], pt_sc_after[];
 extern const char pt_sc_after_next[];
 
 #if defined(__x86_64__)
+typedef struct user_regs_struct pt_uregs;
 #define PT_AUDIT_ARCH		AUDIT_ARCH_X86_64
 #define PT_HAVE_X7_MARKER	0
+#define PT_SCRATCH_TAG		"arm64"
+#define PT_SCRATCH		"x7"
+#define PT_SCRATCH_SKIP		"arm64 only"
+#define X7_MARKER		0x7777123456789abcL
+#define PT_SIX_ARGS { 0x1111aaaa0101L, 0x2222bbbb0202L, 0x3333cccc0303L, \
+		      0x4444dddd0404L, 0x5555eeee0505L, 0x6666ffff0606L }
 /* mov x8 + six argument loads + the sp store */
 #define PT_INSNS_BEFORE_SC	8
 
@@ -82,34 +91,34 @@ static void __attribute__((noinline, noclone)) run_sc(long *f)
 		  "memory", "cc");
 }
 
-static unsigned long r_pc(const struct user_regs_struct *r)
+static unsigned long r_pc(const pt_uregs *r)
 {
 	return r->rip;
 }
 
-static long r_ret(const struct user_regs_struct *r)
+static long r_ret(const pt_uregs *r)
 {
 	return r->rax;
 }
 
-static long r_x7(const struct user_regs_struct *r)
+static long r_x7(const pt_uregs *r)
 {
 	(void)r;
 	return -1;
 }
 
-static void r_set_ret(struct user_regs_struct *r, long v)
+static void r_set_ret(pt_uregs *r, long v)
 {
 	r->rax = v;
 }
 
-static void r_set_x7(struct user_regs_struct *r, long v)
+static void r_set_x7(pt_uregs *r, long v)
 {
 	(void)r;
 	(void)v;
 }
 
-static void r_set_arg(struct user_regs_struct *r, int i, long v)
+static void r_set_arg(pt_uregs *r, int i, long v)
 {
 	unsigned long long *a[6] = {
 		&r->rdi, &r->rsi, &r->rdx, &r->r10, &r->r8, &r->r9
@@ -126,8 +135,15 @@ static void r_set_arg(struct user_regs_struct *r, int i, long v)
 #define PT_SYSEMU_STEP_PC	pt_sc_after_next
 
 #elif defined(__aarch64__)
+typedef struct user_regs_struct pt_uregs;
 #define PT_AUDIT_ARCH		AUDIT_ARCH_AARCH64
 #define PT_HAVE_X7_MARKER	1
+#define PT_SCRATCH_TAG		"arm64"
+#define PT_SCRATCH		"x7"
+#define PT_SCRATCH_SKIP		"arm64 only"
+#define X7_MARKER		0x7777123456789abcL
+#define PT_SIX_ARGS { 0x1111aaaa0101L, 0x2222bbbb0202L, 0x3333cccc0303L, \
+		      0x4444dddd0404L, 0x5555eeee0505L, 0x6666ffff0606L }
 /* ldr x8, six argument loads, ldr x7, mov x9 sp, str x9 */
 #define PT_INSNS_BEFORE_SC	10
 
@@ -165,32 +181,32 @@ static void __attribute__((noinline, noclone)) run_sc(long *f)
 		  "memory", "cc");
 }
 
-static unsigned long r_pc(const struct user_regs_struct *r)
+static unsigned long r_pc(const pt_uregs *r)
 {
 	return r->pc;
 }
 
-static long r_ret(const struct user_regs_struct *r)
+static long r_ret(const pt_uregs *r)
 {
 	return r->regs[0];
 }
 
-static long r_x7(const struct user_regs_struct *r)
+static long r_x7(const pt_uregs *r)
 {
 	return r->regs[7];
 }
 
-static void r_set_ret(struct user_regs_struct *r, long v)
+static void r_set_ret(pt_uregs *r, long v)
 {
 	r->regs[0] = v;
 }
 
-static void r_set_x7(struct user_regs_struct *r, long v)
+static void r_set_x7(pt_uregs *r, long v)
 {
 	r->regs[7] = v;
 }
 
-static void r_set_arg(struct user_regs_struct *r, int i, long v)
+static void r_set_arg(pt_uregs *r, int i, long v)
 {
 	r->regs[i] = v;
 }
@@ -198,18 +214,201 @@ static void r_set_arg(struct user_regs_struct *r, int i, long v)
 /* arm64 reports a pseudo-step right after the emulated svc. */
 #define PT_SYSEMU_STEP_PC	pt_sc_after
 
+#elif defined(__i386__)
+/* ia32 tracee (and tracer) on the x86_64 kernel: int $0x80 */
+typedef struct user_regs_struct pt_uregs;
+#define PT_AUDIT_ARCH		AUDIT_ARCH_I386
+#define PT_HAVE_X7_MARKER	0
+#define PT_SCRATCH_TAG		"arm64 compat"
+#define PT_SCRATCH		"r12"
+#define PT_SCRATCH_SKIP		"arm64 compat only"
+#define X7_MARKER		0x7777abcdL
+/* some with bit 31 set: GET_SYSCALL_INFO must not sign-extend them */
+#define PT_SIX_ARGS { (long)0x8111a101UL, 0x2222b202L, (long)0x9333c303UL, \
+		      0x4444d404L, (long)0xa555e505UL, 0x6666f606L }
+/* eax, ebx, ecx, edx, esi, ebp loads, the sp store, edi (held f) */
+#define PT_INSNS_BEFORE_SC	8
+
+/*
+ * All seven registers carry the syscall (ebp is the sixth argument), so
+ * the frame pointer is kept on the stack across it and popped back right
+ * after the int $0x80.
+ */
+static void __attribute__((noinline, noclone)) run_sc(long *f)
+{
+	asm volatile(
+		"push %%ebp\n\t"
+		"push %%edi\n\t"
+		"mov %[nrk], %%eax\n\t"
+		"mov 0(%%edi), %%ebx\n\t"
+		"mov %[sig], %%ecx\n\t"
+		"int $0x80\n\t"
+		".globl pt_stop_after\n"
+		"pt_stop_after:\n\t"
+		"mov 4(%%edi), %%eax\n\t"
+		"mov 8(%%edi), %%ebx\n\t"
+		"mov 12(%%edi), %%ecx\n\t"
+		"mov 16(%%edi), %%edx\n\t"
+		"mov 20(%%edi), %%esi\n\t"
+		"mov 28(%%edi), %%ebp\n\t"
+		"mov %%esp, 36(%%edi)\n\t"
+		"mov 24(%%edi), %%edi\n\t"
+		".globl pt_sc_insn\n"
+		"pt_sc_insn:\n\t"
+		"int $0x80\n\t"
+		".globl pt_sc_after\n"
+		"pt_sc_after:\n\t"
+		"pop %%edi\n\t"
+		".globl pt_sc_after_next\n"
+		"pt_sc_after_next:\n\t"
+		"mov %%eax, 32(%%edi)\n\t"
+		"pop %%ebp\n\t"
+		: "+D" (f)
+		: [nrk] "i" (__NR_kill), [sig] "i" (SIGSTOP)
+		: "eax", "ebx", "ecx", "edx", "esi", "memory", "cc");
+}
+
+static unsigned long r_pc(const pt_uregs *r)
+{
+	return r->eip;
+}
+
+static long r_ret(const pt_uregs *r)
+{
+	return r->eax;
+}
+
+static long r_x7(const pt_uregs *r)
+{
+	(void)r;
+	return -1;
+}
+
+static void r_set_ret(pt_uregs *r, long v)
+{
+	r->eax = v;
+}
+
+static void r_set_x7(pt_uregs *r, long v)
+{
+	(void)r;
+	(void)v;
+}
+
+static void r_set_arg(pt_uregs *r, int i, long v)
+{
+	long *a[6] = { &r->ebx, &r->ecx, &r->edx, &r->esi, &r->edi, &r->ebp };
+
+	*a[i] = v;
+}
+
+/* As on x86_64: no exit trap, the step trap after the next insn. */
+#define PT_SYSEMU_STEP_PC	pt_sc_after_next
+
+#elif defined(__arm__)
+/* AArch32 EABI tracee (and tracer) on the arm64 kernel: svc #0, nr in r7 */
+#ifndef PTRACE_SET_SYSCALL
+#define PTRACE_SET_SYSCALL	23
+#endif
+/*
+ * The arm uapi has no PTRACE_SYSEMU (31 is PTRACE_GETFDPIC there), but
+ * the arm64 compat ptrace passes unknown requests to the generic code,
+ * where 31 and 32 are the arm64 PTRACE_SYSEMU(_SINGLESTEP).
+ */
+#define PTRACE_SYSEMU		31
+#define PTRACE_SYSEMU_SINGLESTEP	32
+typedef struct user_regs pt_uregs;
+#define PT_AUDIT_ARCH		AUDIT_ARCH_ARM
+#define PT_HAVE_X7_MARKER	1
+#define PT_SCRATCH_TAG		"arm64 compat"
+#define PT_SCRATCH		"r12"
+#define PT_SCRATCH_SKIP		"arm64 compat only"
+#define X7_MARKER		0x7777abcdL
+#define PT_SIX_ARGS { (long)0x8111a101UL, 0x2222b202L, (long)0x9333c303UL, \
+		      0x4444d404L, (long)0xa555e505UL, 0x6666f606L }
+/* ldr r7, six argument loads, ldr r12, str sp */
+#define PT_INSNS_BEFORE_SC	9
+
+/* clang (the AArch32 compiler here) has no noclone; asm labels are unique */
+static void __attribute__((noinline)) run_sc(long *f)
+{
+	asm volatile(
+		"mov r7, %[nrk]\n\t"
+		"ldr r0, [%[f], #0]\n\t"
+		"mov r1, %[sig]\n\t"
+		"svc #0\n\t"
+		".globl pt_stop_after\n"
+		"pt_stop_after:\n\t"
+		"ldr r7, [%[f], #4]\n\t"
+		"ldr r0, [%[f], #8]\n\t"
+		"ldr r1, [%[f], #12]\n\t"
+		"ldr r2, [%[f], #16]\n\t"
+		"ldr r3, [%[f], #20]\n\t"
+		"ldr r4, [%[f], #24]\n\t"
+		"ldr r5, [%[f], #28]\n\t"
+		"ldr r12, [%[f], #40]\n\t"
+		"str sp, [%[f], #36]\n\t"
+		".globl pt_sc_insn\n"
+		"pt_sc_insn:\n\t"
+		"svc #0\n\t"
+		".globl pt_sc_after\n"
+		"pt_sc_after:\n\t"
+		"str r0, [%[f], #32]\n\t"
+		".globl pt_sc_after_next\n"
+		"pt_sc_after_next:\n\t"
+		"str r12, [%[f], #44]\n\t"
+		:
+		: [f] "r" (f), [nrk] "i" (__NR_kill), [sig] "i" (SIGSTOP)
+		: "r0", "r1", "r2", "r3", "r4", "r5", "r7", "r12",
+		  "memory", "cc");
+}
+
+static unsigned long r_pc(const pt_uregs *r)
+{
+	return r->uregs[15];
+}
+
+static long r_ret(const pt_uregs *r)
+{
+	return r->uregs[0];
+}
+
+/* The AArch32 equivalent of the arm64 x7 stop marker is r12 (ip). */
+static long r_x7(const pt_uregs *r)
+{
+	return r->uregs[12];
+}
+
+static void r_set_ret(pt_uregs *r, long v)
+{
+	r->uregs[0] = v;
+}
+
+static void r_set_x7(pt_uregs *r, long v)
+{
+	r->uregs[12] = v;
+}
+
+static void r_set_arg(pt_uregs *r, int i, long v)
+{
+	r->uregs[i] = v;
+}
+
+/* The arm64 pseudo-step after the emulated svc, as for AArch64. */
+#define PT_SYSEMU_STEP_PC	pt_sc_after
+
 #else
 #error "ptrace.c: unsupported architecture"
 #endif
 
-static int get_regs(pid_t pid, struct user_regs_struct *r)
+static int get_regs(pid_t pid, pt_uregs *r)
 {
 	struct iovec iov = { r, sizeof(*r) };
 
 	return ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov) ? -errno : 0;
 }
 
-static int set_regs(pid_t pid, struct user_regs_struct *r)
+static int set_regs(pid_t pid, pt_uregs *r)
 {
 	struct iovec iov = { r, sizeof(*r) };
 
@@ -217,7 +416,7 @@ static int set_regs(pid_t pid, struct user_regs_struct *r)
 }
 
 /* Write the registers and turn the syscall at this entry stop into -1. */
-static int skip_syscall(pid_t pid, struct user_regs_struct *r)
+static int skip_syscall(pid_t pid, pt_uregs *r)
 {
 #if defined(__x86_64__)
 	r->orig_rax = -1;
@@ -229,6 +428,13 @@ static int skip_syscall(pid_t pid, struct user_regs_struct *r)
 	if (set_regs(pid, r))
 		return -1;
 	return ptrace(PTRACE_SETREGSET, pid, NT_ARM_SYSTEM_CALL, &iov) ? -errno : 0;
+#elif defined(__i386__)
+	r->orig_eax = -1;
+	return set_regs(pid, r);
+#elif defined(__arm__)
+	if (set_regs(pid, r))
+		return -1;
+	return ptrace(PTRACE_SET_SYSCALL, pid, 0, (void *)-1L) ? -errno : 0;
 #endif
 }
 
@@ -260,7 +466,6 @@ static long get_info(pid_t pid, struct pt_info *in)
 	return ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(*in), in);
 }
 
-#define X7_MARKER	0x7777123456789abcL
 #define SYSGOOD		(SIGTRAP | 0x80)
 #define NOTSEEN		(-12345L)
 
@@ -401,17 +606,14 @@ static void finish(struct tracee *t)
 	close(t->pb[1]);
 }
 
-static const long six_args[6] = {
-	0x1111aaaa0101L, 0x2222bbbb0202L, 0x3333cccc0303L,
-	0x4444dddd0404L, 0x5555eeee0505L, 0x6666ffff0606L,
-};
+static const long six_args[6] = PT_SIX_ARGS;
 
 /* 1, 2, 7: PTRACE_SYSCALL stops and PTRACE_GET_SYSCALL_INFO for getppid. */
 static void test_syscall_info(void)
 {
 	struct pt_info en, ex;
 	struct tracee t;
-	struct user_regs_struct r;
+	pt_uregs r;
 	long en_size = NOTSEEN, ex_size = NOTSEEN;
 	long x7_entry = NOTSEEN, x7_exit = NOTSEEN;
 	int sig_en = -1, sig_ex = -1, i;
@@ -440,32 +642,36 @@ static void test_syscall_info(void)
 	ktap_eq(en.arch, PT_AUDIT_ARCH, "entry info arch");
 	ktap_eq(en.instruction_pointer, (unsigned long)pt_sc_after,
 		"entry info instruction_pointer is after the syscall insn");
-	ktap_eq(en.stack_pointer, t.o.sp,
+	ktap_eq(en.stack_pointer, (unsigned long)t.o.sp,
 		"entry info stack_pointer is the tracee sp");
 	ktap_eq(en.entry.nr, __NR_getppid, "entry info nr");
 	for (i = 0; i < 6; i++)
-		ktap_eq(en.entry.args[i], six_args[i], "entry info arg%d", i);
+		ktap_eq(en.entry.args[i], (unsigned long)six_args[i], "entry info arg%d", i);
 	ktap_eq(sig_ex, SYSGOOD, "syscall exit stop is sigtrap|0x80");
 	ktap_eq(ex_size, INFO_EXIT_SIZE, "exit info size");
 	ktap_eq(ex.op, PTRACE_SYSCALL_INFO_EXIT, "exit info op is exit");
 	ktap_eq(ex.arch, PT_AUDIT_ARCH, "exit info arch");
 	ktap_eq(ex.instruction_pointer, (unsigned long)pt_sc_after,
 		"exit info instruction_pointer is after the syscall insn");
-	ktap_eq(ex.stack_pointer, t.o.sp,
+	ktap_eq(ex.stack_pointer, (unsigned long)t.o.sp,
 		"exit info stack_pointer is the tracee sp");
 	ktap_eq(ex.exit.rval, getpid(), "exit info rval is the getppid result");
 	ktap_eq(ex.exit.is_error, 0, "exit info is_error is 0");
 	ktap_eq(t.o.ret, getpid(), "tracee sees the getppid result");
 	if (PT_HAVE_X7_MARKER) {
-		ktap_eq(x7_entry, 0, "arm64 x7 is 0 at the syscall entry stop");
-		ktap_eq(x7_exit, 1, "arm64 x7 is 1 at the syscall exit stop");
-		ktap_eq(t.o.x7, X7_MARKER,
-			"arm64 tracee x7 is preserved across the traced syscall");
+		ktap_eq(x7_entry, 0, PT_SCRATCH_TAG " " PT_SCRATCH
+			" is 0 at the syscall entry stop");
+		ktap_eq(x7_exit, 1, PT_SCRATCH_TAG " " PT_SCRATCH
+			" is 1 at the syscall exit stop");
+		ktap_eq(t.o.x7, X7_MARKER, PT_SCRATCH_TAG " tracee " PT_SCRATCH
+			" is preserved across the traced syscall");
 	} else {
-		ktap_skip("arm64 only", "arm64 x7 is 0 at the syscall entry stop");
-		ktap_skip("arm64 only", "arm64 x7 is 1 at the syscall exit stop");
-		ktap_skip("arm64 only",
-			  "arm64 tracee x7 is preserved across the traced syscall");
+		ktap_skip(PT_SCRATCH_SKIP, PT_SCRATCH_TAG " " PT_SCRATCH
+			  " is 0 at the syscall entry stop");
+		ktap_skip(PT_SCRATCH_SKIP, PT_SCRATCH_TAG " " PT_SCRATCH
+			  " is 1 at the syscall exit stop");
+		ktap_skip(PT_SCRATCH_SKIP, PT_SCRATCH_TAG " tracee " PT_SCRATCH
+			  " is preserved across the traced syscall");
 	}
 }
 
@@ -475,7 +681,7 @@ static void test_syscall_error(void)
 	long args[6] = { -1, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e };
 	struct pt_info en, ex;
 	struct tracee t;
-	struct user_regs_struct r;
+	pt_uregs r;
 	int sig_ex = -1;
 
 	memset(&en, 0, sizeof(en));
@@ -502,11 +708,11 @@ static void test_syscall_error(void)
 	ktap_eq(ex.exit.is_error, 1, "close(-1) exit info is_error is 1");
 	ktap_eq(t.o.ret, -EBADF, "close(-1) tracee sees -EBADF");
 	if (PT_HAVE_X7_MARKER)
-		ktap_eq(t.o.x7, X7_MARKER,
-			"arm64 tracer write to x7 at the exit stop is discarded");
+		ktap_eq(t.o.x7, X7_MARKER, PT_SCRATCH_TAG " tracer write to "
+			PT_SCRATCH " at the exit stop is discarded");
 	else
-		ktap_skip("arm64 only",
-			  "arm64 tracer write to x7 at the exit stop is discarded");
+		ktap_skip(PT_SCRATCH_SKIP, PT_SCRATCH_TAG " tracer write to "
+			  PT_SCRATCH " at the exit stop is discarded");
 }
 
 #define SKIP_RET_ENTRY	0x5a5a0001L
@@ -517,7 +723,7 @@ static void test_skip(void)
 {
 	struct pt_info ex;
 	struct tracee t;
-	struct user_regs_struct r;
+	pt_uregs r;
 	long args[6] = { ARG_PIPE_A, (long)payload, 3, 0, 0, 0 };
 	long skip_rc = NOTSEEN;
 	int sig_ex = -1;
@@ -554,7 +760,7 @@ static void test_change_args(void)
 {
 	struct pt_info ex;
 	struct tracee t;
-	struct user_regs_struct r;
+	pt_uregs r;
 	long args[6] = { ARG_PIPE_A, (long)payload, 3, 0, 0, 0 };
 	int sig_ex = -1;
 
@@ -587,7 +793,7 @@ static void test_sysemu(void)
 {
 	struct pt_info en, next;
 	struct tracee t;
-	struct user_regs_struct r;
+	pt_uregs r;
 	long args[6] = { ARG_PIPE_A, (long)payload, 3, 0, 0, 0 };
 	int sig_en = -1, sig_next = -1;
 
@@ -621,7 +827,7 @@ static void test_sysemu(void)
 /* Step with req until pc == target; the number of steps, or -1. */
 static int step_to(struct tracee *t, int req, const void *target, int max)
 {
-	struct user_regs_struct r;
+	pt_uregs r;
 	int n, sig;
 
 	for (n = 1; n <= max; n++) {
@@ -641,7 +847,7 @@ static void test_sysemu_singlestep(void)
 {
 	struct pt_info en;
 	struct tracee t;
-	struct user_regs_struct r;
+	pt_uregs r;
 	long args[6] = { ARG_PIPE_A, (long)payload, 3, 0, 0, 0 };
 	long pc_after = NOTSEEN;
 	int steps = -1, sig_en = -1, sig_next = -1;
@@ -682,7 +888,7 @@ static void test_sysemu_singlestep(void)
 static void test_singlestep(void)
 {
 	struct tracee t;
-	struct user_regs_struct r;
+	pt_uregs r;
 	long pc_after = NOTSEEN, ret = NOTSEEN;
 	int steps = -1, sig = -1;
 

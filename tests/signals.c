@@ -5,7 +5,8 @@
  * timer signal interrupts a loop that makes no syscalls, and sigreturn
  * restores every general register, the flags and the stack pointer of a
  * trapping instruction exactly, including a register the handler edited
- * in the ucontext.
+ * in the ucontext.  Also built as signals_32 (ia32 on x86_64, AArch32 on
+ * arm64): the compat syscall entry and the compat signal frame.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +43,8 @@ static const int greg_index[NR_GPRS] = {
 /* CF, ZF, DF and OF set; PF, AF and SF clear */
 #define FLAGS_MASK	0xcd5UL
 #define FLAGS_PATTERN	0xc41UL
+#define REG_PATTERN(i)	(0xa500000000000000UL | (unsigned long)((i) + 1) << 40 | \
+			 (unsigned long)((i) + 1) * 0x00010101UL)
 
 /* A syscall with up to four arguments that reads *flag right after it. */
 static inline long syscall4_peek(long nr, long a, long b, long c, long d,
@@ -147,6 +150,8 @@ static const char *const reg_names[] = {
 /* N, C and V set, Z clear */
 #define FLAGS_MASK	0xf0000000UL
 #define FLAGS_PATTERN	0xb0000000UL
+#define REG_PATTERN(i)	(0xa500000000000000UL | (unsigned long)((i) + 1) << 40 | \
+			 (unsigned long)((i) + 1) * 0x00010101UL)
 
 static inline long syscall4_peek(long nr, long a, long b, long c, long d,
 				 volatile int *flag, int *seen)
@@ -231,6 +236,191 @@ asm(".text\n"
 	"	ret\n"
 	".size sig_regs_trap, .-sig_regs_trap\n");
 
+#elif defined(__i386__)
+/* ia32 on the x86_64 kernel: int $0x80, the ia32 sigframe */
+
+static const char *const reg_names[] = {
+	"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp",
+};
+#define NR_GPRS		7
+static const int greg_index[NR_GPRS] = {
+	REG_EAX, REG_EBX, REG_ECX, REG_EDX, REG_ESI, REG_EDI, REG_EBP,
+};
+#define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[greg_index[i]])
+#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_EIP])
+#define UC_SP(uc)	((uc)->uc_mcontext.gregs[REG_ESP])
+#define UC_FLAGS(uc)	((uc)->uc_mcontext.gregs[REG_EFL])
+#define MOD_REG		4		/* esi */
+#define TRAP_LEN	2		/* ud2 */
+#define TRAP_SI_CODE	ILL_ILLOPN
+#define FLAGS_MASK	0xcd5UL
+#define FLAGS_PATTERN	0xc41UL
+#define REG_PATTERN(i)	(0xa5000000UL | (unsigned long)((i) + 1) * 0x00010101UL)
+
+static inline long syscall4_peek(long nr, long a, long b, long c, long d,
+				 volatile int *flag, int *seen)
+{
+	long ret;
+	int s;
+
+	asm volatile("int $0x80\n\t"
+		     "movl %[flag], %[s]"
+		     : "=a" (ret), [s] "=r" (s)
+		     : "0" (nr), "b" (a), "c" (b), "d" (c), "S" (d),
+		       [flag] "m" (*flag)
+		     : "memory");
+	*seen = s;
+	return ret;
+}
+
+/* unsigned long busy_loop(volatile int *flag, unsigned long n), cdecl */
+asm(".text\n"
+	".globl busy_loop, busy_loop_start, busy_loop_end\n"
+	".type busy_loop, @function\n"
+	"busy_loop:\n"
+	"	mov 4(%esp), %edx\n"
+	"	mov 8(%esp), %ecx\n"
+	"busy_loop_start:\n"
+	"	movl (%edx), %eax\n"
+	"	testl %eax, %eax\n"
+	"	jnz busy_loop_end\n"
+	"	sub $1, %ecx\n"
+	"	jnz busy_loop_start\n"
+	"busy_loop_end:\n"
+	"	mov %ecx, %eax\n"
+	"	ret\n"
+	".size busy_loop, .-busy_loop\n");
+
+/*
+ * void sig_regs_trap(unsigned long *in, unsigned long *out), cdecl;
+ * in/out: [0..6] the registers of reg_names, [7] eflags, [8] esp.
+ */
+asm(".text\n"
+	".globl sig_regs_trap, sig_trap_insn\n"
+	".type sig_regs_trap, @function\n"
+	"sig_regs_trap:\n"
+	"	push %ebx\n	push %ebp\n	push %esi\n	push %edi\n"
+	"	mov 20(%esp), %eax\n"
+	"	push 24(%esp)\n"
+	"	mov %esp, 32(%eax)\n"
+	"	push 28(%eax)\n"
+	"	popfl\n"
+	"	mov 4(%eax), %ebx\n	mov 8(%eax), %ecx\n"
+	"	mov 12(%eax), %edx\n	mov 16(%eax), %esi\n"
+	"	mov 20(%eax), %edi\n	mov 24(%eax), %ebp\n"
+	"	mov 0(%eax), %eax\n"
+	"sig_trap_insn:\n"
+	"	ud2\n"
+	"	pushfl\n"
+	"	push %eax\n"
+	"	mov 8(%esp), %eax\n"
+	"	mov %ebx, 4(%eax)\n	mov %ecx, 8(%eax)\n"
+	"	mov %edx, 12(%eax)\n	mov %esi, 16(%eax)\n"
+	"	mov %edi, 20(%eax)\n	mov %ebp, 24(%eax)\n"
+	"	pop %ecx\n	mov %ecx, 0(%eax)\n"
+	"	pop %ecx\n	mov %ecx, 28(%eax)\n"
+	"	cld\n"
+	"	mov %esp, 32(%eax)\n"
+	"	add $4, %esp\n"
+	"	pop %edi\n	pop %esi\n	pop %ebp\n	pop %ebx\n"
+	"	ret\n"
+	".size sig_regs_trap, .-sig_regs_trap\n");
+
+#elif defined(__arm__)
+/* AArch32 (ARM state) on the arm64 kernel: svc #0, the compat sigframe */
+
+static const char *const reg_names[] = {
+	"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9",
+	"r10", "r11", "r12", "lr",
+};
+#define NR_GPRS		14
+/* r0-r12 are consecutive in the sigcontext, lr follows sp */
+static unsigned long *uc_gpr(ucontext_t *uc, int i)
+{
+	return i < 13 ? &uc->uc_mcontext.arm_r0 + i : &uc->uc_mcontext.arm_lr;
+}
+#define UC_GPR(uc, i)	(*uc_gpr(uc, i))
+#define UC_PC(uc)	((uc)->uc_mcontext.arm_pc)
+#define UC_SP(uc)	((uc)->uc_mcontext.arm_sp)
+#define UC_FLAGS(uc)	((uc)->uc_mcontext.arm_cpsr)
+#define MOD_REG		9		/* r9 */
+#define TRAP_LEN	4		/* udf #0, ARM state */
+#define TRAP_SI_CODE	ILL_ILLOPC
+/* N, C and V set, Z clear */
+#define FLAGS_MASK	0xf0000000UL
+#define FLAGS_PATTERN	0xb0000000UL
+#define REG_PATTERN(i)	(0xa5000000UL | (unsigned long)((i) + 1) * 0x00010101UL)
+
+static inline long syscall4_peek(long nr, long a, long b, long c, long d,
+				 volatile int *flag, int *seen)
+{
+	register long r7 asm("r7") = nr;
+	register long r0 asm("r0") = a;
+	register long r1 asm("r1") = b;
+	register long r2 asm("r2") = c;
+	register long r3 asm("r3") = d;
+	int s;
+
+	asm volatile("svc #0\n\t"
+		     "ldr %[s], [%[flag]]"
+		     : "+r" (r0), [s] "=r" (s)
+		     : "r" (r7), "r" (r1), "r" (r2), "r" (r3),
+		       [flag] "r" (flag)
+		     : "memory");
+	*seen = s;
+	return r0;
+}
+
+asm(".text\n"
+	".arm\n"
+	".globl busy_loop, busy_loop_start, busy_loop_end\n"
+	".type busy_loop, %function\n"
+	"busy_loop:\n"
+	"busy_loop_start:\n"
+	"	ldr r2, [r0]\n"
+	"	cmp r2, #0\n"
+	"	bne busy_loop_end\n"
+	"	subs r1, r1, #1\n"
+	"	bne busy_loop_start\n"
+	"busy_loop_end:\n"
+	"	mov r0, r1\n"
+	"	bx lr\n"
+	".size busy_loop, .-busy_loop\n");
+
+/*
+ * void sig_regs_trap(unsigned long *in, unsigned long *out);
+ * in/out: [0..12] r0-r12, [13] lr, [14] cpsr (nzcv), [15] sp.
+ */
+asm(".text\n"
+	".arm\n"
+	".globl sig_regs_trap, sig_trap_insn\n"
+	".type sig_regs_trap, %function\n"
+	"sig_regs_trap:\n"
+	"	push {r4-r11, lr}\n"
+	"	push {r1}\n"
+	"	str sp, [r0, #60]\n"
+	"	ldr r1, [r0, #56]\n"
+	"	msr APSR_nzcvq, r1\n"
+	"	ldr lr, [r0, #52]\n"
+	"	ldm r0, {r0-r12}\n"
+	"sig_trap_insn:\n"
+	"	udf #0\n"
+	"	push {r0, r1}\n"
+	"	ldr r0, [sp, #8]\n"
+	"	str r2, [r0, #8]\n	str r3, [r0, #12]\n"
+	"	str r4, [r0, #16]\n	str r5, [r0, #20]\n"
+	"	str r6, [r0, #24]\n	str r7, [r0, #28]\n"
+	"	str r8, [r0, #32]\n	str r9, [r0, #36]\n"
+	"	str r10, [r0, #40]\n	str r11, [r0, #44]\n"
+	"	str r12, [r0, #48]\n	str lr, [r0, #52]\n"
+	"	mrs r2, APSR\n	str r2, [r0, #56]\n"
+	"	pop {r2, r3}\n"
+	"	str r2, [r0, #0]\n	str r3, [r0, #4]\n"
+	"	str sp, [r0, #60]\n"
+	"	add sp, sp, #4\n"
+	"	pop {r4-r11, pc}\n"
+	".size sig_regs_trap, .-sig_regs_trap\n");
+
 #else
 #error "unsupported architecture"
 #endif
@@ -238,7 +428,8 @@ asm(".text\n"
 #define SLOT_FLAGS	NR_GPRS
 #define SLOT_SP		(NR_GPRS + 1)
 #define NR_SLOTS	(NR_GPRS + 2)
-#define MOD_VALUE	0x0123456789abcdefUL
+/* 0x89abcdef on 32-bit */
+#define MOD_VALUE	((unsigned long)0x0123456789abcdefULL)
 
 unsigned long busy_loop(volatile int *flag, unsigned long n);
 void sig_regs_trap(unsigned long *in, unsigned long *out);
@@ -432,8 +623,7 @@ static void test_sigreturn(void)
 	int i;
 
 	for (i = 0; i < NR_GPRS; i++)
-		in[i] = 0xa500000000000000UL | (unsigned long)(i + 1) << 40 |
-			(unsigned long)(i + 1) * 0x00010101UL;
+		in[i] = REG_PATTERN(i);
 	in[SLOT_FLAGS] = FLAGS_PATTERN;
 	memset(out, 0, sizeof(out));
 
