@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * seccomp filter conformance for 64-bit tasks:
+ * seccomp filter conformance for 64-bit tasks and, built 32-bit, for compat
+ * (ia32, AArch32) tasks:
  *  - the arch hook contract: registers -> struct seccomp_data (nr, arch,
  *    instruction_pointer, args[0..5]) as seen through SECCOMP_RET_USER_NOTIF;
  *  - every action (ALLOW, ERRNO, TRAP, KILL_THREAD, KILL_PROCESS, LOG, TRACE
@@ -11,6 +12,9 @@
  *    filter; TSYNC applies to siblings and fails on diverging filters.
  * Every scenario runs in a fresh forked child.
  */
+#if defined(__i386__) || defined(__arm__)
+#define _GNU_SOURCE	/* pthread_tryjoin_np() */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -156,6 +160,115 @@ static int tracee_set_retval(pid_t pid, long val)
 	return tracee_set_x0(pid, val);
 }
 
+#elif defined(__i386__)
+/* ia32 on a 64-bit kernel: int $0x80, nr in eax, args ebx ecx edx esi edi ebp */
+#define TEST_AUDIT_ARCH AUDIT_ARCH_I386
+#define TEST_32BIT 1
+
+long raw_syscall6(long nr, long a0, long a1, long a2, long a3, long a4,
+		  long a5);
+__asm__(".text\n"
+	".globl raw_syscall6\n"
+	".type raw_syscall6, @function\n"
+	"raw_syscall6:\n"
+	"	push %ebp\n	push %edi\n	push %esi\n	push %ebx\n"
+	"	mov 20(%esp), %eax\n	mov 24(%esp), %ebx\n"
+	"	mov 28(%esp), %ecx\n	mov 32(%esp), %edx\n"
+	"	mov 36(%esp), %esi\n	mov 40(%esp), %edi\n"
+	"	mov 44(%esp), %ebp\n"
+	"	int $0x80\n"
+	".globl seccomp_after_syscall_insn\n"
+	"seccomp_after_syscall_insn:\n"
+	"	pop %ebx\n	pop %esi\n	pop %edi\n	pop %ebp\n"
+	"	ret\n"
+	".size raw_syscall6, .-raw_syscall6\n");
+
+/* A 32-bit tracer sees struct user_regs_struct of i386 (putreg32()). */
+static int tracee_set_nr(pid_t pid, long nr)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r))
+		return -1;
+	r.orig_eax = nr;
+	return ptrace(PTRACE_SETREGS, pid, 0, &r);
+}
+
+static int tracee_set_arg0(pid_t pid, long val)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r))
+		return -1;
+	r.ebx = val;
+	return ptrace(PTRACE_SETREGS, pid, 0, &r);
+}
+
+static int tracee_set_retval(pid_t pid, long val)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r))
+		return -1;
+	r.eax = val;
+	return ptrace(PTRACE_SETREGS, pid, 0, &r);
+}
+
+#elif defined(__arm__)
+/* AArch32 EABI on a 64-bit kernel: svc #0, nr in r7, args r0-r5 */
+#define TEST_AUDIT_ARCH AUDIT_ARCH_ARM
+#define TEST_32BIT 1
+
+long raw_syscall6(long nr, long a0, long a1, long a2, long a3, long a4,
+		  long a5);
+__asm__(".text\n"
+	".syntax unified\n"
+	".arm\n"
+	".globl raw_syscall6\n"
+	".type raw_syscall6, %function\n"
+	".p2align 2\n"
+	"raw_syscall6:\n"
+	"	push {r4, r5, r7, lr}\n"
+	"	mov r7, r0\n	mov r0, r1\n	mov r1, r2\n	mov r2, r3\n"
+	"	ldr r3, [sp, #16]\n	ldr r4, [sp, #20]\n	ldr r5, [sp, #24]\n"
+	"	svc #0\n"
+	".globl seccomp_after_syscall_insn\n"
+	"seccomp_after_syscall_insn:\n"
+	"	pop {r4, r5, r7, pc}\n"
+	".size raw_syscall6, .-raw_syscall6\n");
+
+/* arm's request to change the syscall number (arch/arm64 compat_arch_ptrace) */
+#define COMPAT_PTRACE_SET_SYSCALL	23
+/* pt_regs of a 32-bit tracer: r0-r15, cpsr, orig_r0 */
+#define ARM_ORIG_R0	17
+
+static int tracee_set_nr(pid_t pid, long nr)
+{
+	return ptrace(COMPAT_PTRACE_SET_SYSCALL, pid, 0, nr);
+}
+
+static int tracee_set_arg0(pid_t pid, long val)
+{
+	struct user_regs r;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r))
+		return -1;
+	/* seccomp reads orig_r0; the syscall reads r0 */
+	r.uregs[0] = val;
+	r.uregs[ARM_ORIG_R0] = val;
+	return ptrace(PTRACE_SETREGS, pid, 0, &r);
+}
+
+static int tracee_set_retval(pid_t pid, long val)
+{
+	struct user_regs r;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r))
+		return -1;
+	r.uregs[0] = val;
+	return ptrace(PTRACE_SETREGS, pid, 0, &r);
+}
+
 #else
 #error "seccomp.c: unsupported architecture"
 #endif
@@ -245,9 +358,16 @@ struct shared {
 static struct shared *sh;
 static pid_t test_pid;		/* pid of the test program itself */
 
+#ifndef TEST_32BIT
 #define ARG_A	0x1a2b3c4d5e6f7081LL	/* an allowed first argument */
 #define ARG_V	0x0badc0de00000007LL	/* the denied first argument */
 #define MARK	0x5ec0c0de5ec0c0deLL	/* identifies the traced call */
+#else
+/* 32-bit registers; seccomp_data.args[] holds them zero-extended */
+#define ARG_A	0x5e6f7081ULL
+#define ARG_V	0x80000007ULL
+#define MARK	0x5ec0c0deULL
+#endif
 
 static void child_setup(void)
 {
@@ -289,13 +409,36 @@ static int killed_by(int st)
 	return WIFSIGNALED(st) ? WTERMSIG(st) : (WIFEXITED(st) ? -WEXITSTATUS(st) - 1000 : -1);
 }
 
+/*
+ * Wait for a thread to end.  32-bit glibc's pthread_join() blocks in the
+ * time32 futex syscall, which is ENOSYS without CONFIG_COMPAT_32BIT_TIME
+ * (glibc then aborts), so 32-bit builds poll instead.
+ */
+static void join_thread(pthread_t t)
+{
+#ifdef TEST_32BIT
+	while (pthread_tryjoin_np(t, NULL) == EBUSY)
+		usleep(1000);
+#else
+	pthread_join(t, NULL);
+#endif
+}
+
 /* ---- 1. seccomp_data contract and USER_NOTIF ------------------------- */
 
+#ifndef TEST_32BIT
 static const long notif_args[6] = {
 	0x0123456789abcdefLL, (long)0xfedcba9876543210ULL,
 	(long)0x8000000000000001ULL, 0x7fffffff00000002LL,
 	(long)0xdeadbeefcafef00dULL, 0x00000000ffffffffLL,
 };
+#else
+/* top bits set in most: a sign extension would show in args[] */
+static const long notif_args[6] = {
+	(long)0x89abcdefUL, (long)0xfedcba98UL, (long)0x80000001UL,
+	0x7fffffffL, (long)0xdeadbeefUL, (long)0xffffffffUL,
+};
+#endif
 
 static int notif_fd;
 static struct seccomp_notif_resp notif_resp;
@@ -337,7 +480,7 @@ static void notif_child(void)
 	sh->v[3] = raw_syscall6(__NR_getppid, notif_args[0], notif_args[1],
 				notif_args[2], notif_args[3], notif_args[4],
 				notif_args[5]);
-	pthread_join(t, NULL);
+	join_thread(t);
 }
 
 static int run_notif(long val, int error, unsigned int flags, int sync_wake)
@@ -366,7 +509,9 @@ static void test_notif(void)
 	for (i = 0; i < 6; i++) {
 		long long g = sh->notif.data.args[i];
 
-		ktap_eq(g, notif_args[i], "seccomp_data args[%d] matches its register", i);
+		/* registers are unsigned long wide, args[] are u64 */
+		ktap_eq(g, (unsigned long)notif_args[i],
+			"seccomp_data args[%d] matches its register", i);
 	}
 	ktap_eq(sh->notif.pid, sh->v[6], "user_notif pid is the calling thread");
 	ktap_eq(sh->v[2], 0, "user_notif send succeeds");
@@ -468,7 +613,7 @@ static void kill_thread_multi_child(void)
 	if (pthread_create(&t, NULL, kill_thread_fn,
 			   (void *)(uintptr_t)SECCOMP_RET_KILL_THREAD))
 		_exit(2);
-	pthread_join(t, NULL);
+	join_thread(t);
 	sh->v[2] = 1;	/* the main thread survived */
 	sh->v[3] = sc0(__NR_getppid);
 }
@@ -480,7 +625,7 @@ static void kill_process_child(void)
 	if (pthread_create(&t, NULL, kill_thread_fn,
 			   (void *)(uintptr_t)SECCOMP_RET_KILL_PROCESS))
 		_exit(2);
-	pthread_join(t, NULL);
+	join_thread(t);
 	sh->v[2] = 1;	/* must not be reached */
 	_exit(4);
 }
@@ -501,19 +646,40 @@ static void trace_notracer_child(void)
 
 static void cache_child(void)
 {
-	struct rule r = { .nr = __NR_getppid, .check_arg0 = 1, .arg0 = ARG_V,
-			  .action = SECCOMP_RET_ERRNO | EPERM };
+#ifndef TEST_32BIT
+	struct rule r[1] = {
+		{ .nr = __NR_getppid, .check_arg0 = 1, .arg0 = ARG_V,
+		  .action = SECCOMP_RET_ERRNO | EPERM },
+	};
+#else
+	/*
+	 * A 32-bit caller cannot set the high half, so the high half is
+	 * tested from the filter side: a rule for the sign-extended value
+	 * (same low half) must not match, the zero-extended one must.
+	 */
+	struct rule r[2] = {
+		{ .nr = __NR_getppid, .check_arg0 = 1,
+		  .arg0 = 0xffffffff00000000ULL | ARG_V,
+		  .action = SECCOMP_RET_ERRNO | EACCES },
+		{ .nr = __NR_getppid, .check_arg0 = 1, .arg0 = ARG_V,
+		  .action = SECCOMP_RET_ERRNO | EPERM },
+	};
+#endif
 
 	sh->v[7] = getpid();
 	if (install_allow_all())
 		_exit(2);
 	sh->v[0] = sc1(__NR_getppid, ARG_V);
 	sh->v[1] = sc1(__NR_getppid, ARG_V);
-	if (install_rules(&r, 1, SECCOMP_RET_ALLOW, 0))
+	if (install_rules(r, sizeof(r) / sizeof(r[0]), SECCOMP_RET_ALLOW, 0))
 		_exit(3);
 	sh->v[2] = sc1(__NR_getppid, ARG_A);
 	sh->v[3] = sc1(__NR_getppid, ARG_V);
+#ifndef TEST_32BIT
 	sh->v[4] = sc1(__NR_getppid, ARG_V & 0xffffffffLL);
+#else
+	sh->v[4] = sc1(__NR_getppid, ARG_V);
+#endif
 	sh->v[5] = sc1(__NR_getppid, ARG_V & ~0xffffffffLL);
 	sh->v[6] = sc0(__NR_getpid);
 }
@@ -612,7 +778,12 @@ static void test_actions(void)
 	ktap_eq(sh->v[1], test_pid, "cached allow-all filter allows again");
 	ktap_eq(sh->v[2], test_pid, "arg filter allows the allowed arg");
 	ktap_eq(sh->v[3], -EPERM, "arg filter denies the denied arg");
+#ifndef TEST_32BIT
 	ktap_eq(sh->v[4], test_pid, "arg filter compares the high half");
+#else
+	/* EACCES would mean a sign-extended args[0] or an unchecked high half */
+	ktap_eq(sh->v[4], -EPERM, "arg filter compares the high half");
+#endif
 	ktap_eq(sh->v[5], test_pid, "arg filter compares the low half");
 	ktap_eq(sh->v[6], sh->v[7], "arg filter leaves other syscalls alone");
 
@@ -647,6 +818,7 @@ struct plan {
 	int hits;
 	int act_err;
 	unsigned long msg;
+	unsigned int arch;	/* PTRACE_GET_SYSCALL_INFO arch at the hit */
 };
 
 static void traced_child_start(void)
@@ -720,6 +892,7 @@ static int run_traced(void (*fn)(void), struct plan *p)
 				if (event == PTRACE_EVENT_SECCOMP)
 					ptrace(PTRACE_GETEVENTMSG, pid, 0, &p->msg);
 				p->hits++;
+				p->arch = info.arch;
 				apply(pid, p);
 			}
 		} else if (WSTOPSIG(st) != SIGTRAP) {
@@ -756,6 +929,10 @@ static void test_trace(void)
 	ktap_eq(p.msg, 0x4d2, "ret_trace eventmsg is the filter data");
 	ktap_eq(p.act_err, 0, "ret_trace tracer register writes succeed");
 	ktap_eq(sh->v[0], 31337, "ret_trace tracer skips with its return value");
+#ifdef TEST_32BIT
+	/* a 32-bit tracer of a 32-bit tracee: arch says compat */
+	ktap_eq(p.arch, TEST_AUDIT_ARCH, "ptrace syscall info arch is the compat audit arch");
+#endif
 
 	memset(&p, 0, sizeof(p));
 	p.match_nr = __NR_getppid;
@@ -767,7 +944,11 @@ static void test_trace(void)
 	ktap_eq(p.hits * 100 + p.act_err, 100, "ret_trace rewrite stop seen and applied");
 	ktap_eq(sh->v[0], sh->v[1], "ret_trace tracer rewrites to another syscall");
 }
+#ifdef TEST_32BIT
+#define TRACE_RESULTS 7
+#else
 #define TRACE_RESULTS 6
+#endif
 
 /* ---- 3. bypass attempts ------------------------------------------------ */
 
@@ -859,7 +1040,7 @@ static void tsync_child_common(int diverge)
 	sh->v[2] = sc0(__NR_getppid);
 	if (write(tsync_pipe[1], "g", 1) != 1)
 		_exit(5);
-	pthread_join(t, NULL);
+	join_thread(t);
 }
 
 static void tsync_child(void)

@@ -4,6 +4,7 @@
  * all six arguments travel in the documented registers, the registers the
  * ABI preserves survive a syscall, SA_RESTART decides between restarting
  * and EINTR, and an interrupted nanosleep resumes through restart_syscall.
+ * Built 32-bit (ia32, AArch32) the same checks run against the compat entry.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "ktap.h"
@@ -180,8 +182,163 @@ asm(".text\n"
 	"	ret\n"
 	".size abi_regs_syscall, .-abi_regs_syscall\n");
 
+#elif defined(__i386__)
+
+/* ia32 on a 64-bit kernel: int $0x80, nr in eax, args ebx ecx edx esi edi ebp */
+static const char *const reg_names[] = {
+	"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp",
+};
+#define NR_GPRS		7
+#define REG_NR		0
+#define REG_RET		0
+/* only eax (the return value) changes across int $0x80 */
+#define REG_CLOBBERED(i)	((i) == 0)
+/* CF, ZF, DF and OF set; PF, AF and SF clear */
+#define FLAGS_MASK	0xcd5UL
+#define FLAGS_PATTERN	0xc41UL
+#define REG_INIT(i)	(0x5a000000UL | (unsigned long)((i) + 1) << 16 | \
+			 (unsigned long)((i) + 1) * 0x0101UL)
+/* old mmap takes a pointer to its arguments; mmap2 takes six, in 4k units */
+#define NR_MMAP6	__NR_mmap2
+#define MMAP_OFF(off)	((off) / 4096)
+/* no 32-bit time syscalls (COMPAT_32BIT_TIME): sleep with the time64 one */
+#define NR_SLEEP	__NR_clock_nanosleep_time64
+
+long raw_syscall6(long nr, long a, long b, long c, long d, long e, long f);
+asm(".text\n"
+	".globl raw_syscall6\n"
+	".type raw_syscall6, @function\n"
+	"raw_syscall6:\n"
+	"	push %ebp\n	push %edi\n	push %esi\n	push %ebx\n"
+	"	mov 20(%esp), %eax\n	mov 24(%esp), %ebx\n"
+	"	mov 28(%esp), %ecx\n	mov 32(%esp), %edx\n"
+	"	mov 36(%esp), %esi\n	mov 40(%esp), %edi\n"
+	"	mov 44(%esp), %ebp\n"
+	"	int $0x80\n"
+	"	pop %ebx\n	pop %esi\n	pop %edi\n	pop %ebp\n"
+	"	ret\n"
+	".size raw_syscall6, .-raw_syscall6\n");
+
+/*
+ * in/out: [0..6] the registers of reg_names, [7] eflags, [8] esp.
+ */
+asm(".text\n"
+	".globl abi_regs_syscall\n"
+	".type abi_regs_syscall, @function\n"
+	"abi_regs_syscall:\n"
+	"	push %ebp\n	push %ebx\n	push %esi\n	push %edi\n"
+	"	mov 20(%esp), %eax\n"		/* in pointer */
+	"	mov %esp, 32(%eax)\n"		/* esp before, in in[8] */
+	"	pushl 28(%eax)\n"
+	"	popfl\n"
+	"	mov 4(%eax), %ebx\n	mov 8(%eax), %ecx\n"
+	"	mov 12(%eax), %edx\n	mov 16(%eax), %esi\n"
+	"	mov 20(%eax), %edi\n	mov 24(%eax), %ebp\n"
+	"	mov 0(%eax), %eax\n"
+	"	int $0x80\n"
+	"	pushfl\n"
+	"	push %eax\n"
+	"	mov 32(%esp), %eax\n"		/* out pointer */
+	"	mov %ebx, 4(%eax)\n	mov %ecx, 8(%eax)\n"
+	"	mov %edx, 12(%eax)\n	mov %esi, 16(%eax)\n"
+	"	mov %edi, 20(%eax)\n	mov %ebp, 24(%eax)\n"
+	"	pop %ebx\n	mov %ebx, 0(%eax)\n"
+	"	pop %ebx\n	mov %ebx, 28(%eax)\n"
+	"	cld\n"
+	"	mov %esp, 32(%eax)\n"		/* esp after */
+	"	pop %edi\n	pop %esi\n	pop %ebx\n	pop %ebp\n"
+	"	ret\n"
+	".size abi_regs_syscall, .-abi_regs_syscall\n");
+
+#elif defined(__arm__)
+
+/* AArch32 EABI on a 64-bit kernel: svc #0, nr in r7, args r0-r5 */
+static const char *const reg_names[] = {
+	"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9",
+	"r10", "r11", "r12", "lr",
+};
+#define NR_GPRS		14
+#define REG_NR		7
+#define REG_RET		0
+#define REG_CLOBBERED(i)	((i) == 0)
+/* N, C and V set, Z clear */
+#define FLAGS_MASK	0xf0000000UL
+#define FLAGS_PATTERN	0xb0000000UL
+#define REG_INIT(i)	(0x5a000000UL | (unsigned long)((i) + 1) << 16 | \
+			 (unsigned long)((i) + 1) * 0x0101UL)
+/* EABI has no old mmap; mmap2 takes the offset in 4k units */
+#define NR_MMAP6	__NR_mmap2
+#define MMAP_OFF(off)	((off) / 4096)
+/* no 32-bit time syscalls (COMPAT_32BIT_TIME): sleep with the time64 one */
+#define NR_SLEEP	__NR_clock_nanosleep_time64
+/*
+ * Numbers above the ARM private range (0xf0000-0xf07ff) are not ENOSYS
+ * in the AArch32 ABI: the kernel raises SIGILL (compat_arm_syscall()).
+ */
+#define NR_SIGILL_FROM	0xf0800L
+
+long raw_syscall6(long nr, long a, long b, long c, long d, long e, long f);
+asm(".text\n"
+	".syntax unified\n"
+	".arm\n"
+	".globl raw_syscall6\n"
+	".type raw_syscall6, %function\n"
+	".p2align 2\n"
+	"raw_syscall6:\n"
+	"	push {r4, r5, r7, lr}\n"
+	"	mov r7, r0\n	mov r0, r1\n	mov r1, r2\n	mov r2, r3\n"
+	"	ldr r3, [sp, #16]\n	ldr r4, [sp, #20]\n	ldr r5, [sp, #24]\n"
+	"	svc #0\n"
+	"	pop {r4, r5, r7, pc}\n"
+	".size raw_syscall6, .-raw_syscall6\n");
+
+/*
+ * in/out: [0..12] r0-r12, [13] lr, [14] apsr, [15] sp.
+ */
+asm(".text\n"
+	".syntax unified\n"
+	".arm\n"
+	".globl abi_regs_syscall\n"
+	".type abi_regs_syscall, %function\n"
+	".p2align 2\n"
+	"abi_regs_syscall:\n"
+	"	push {r4-r12, lr}\n"
+	"	push {r1}\n"			/* out pointer */
+	"	mov r2, sp\n	str r2, [r0, #60]\n"
+	"	ldr r2, [r0, #56]\n	msr APSR_nzcvq, r2\n"
+	"	ldr lr, [r0, #52]\n"
+	"	ldm r0, {r0-r12}\n"
+	"	svc #0\n"
+	"	push {r0}\n"
+	"	ldr r0, [sp, #4]\n"
+	"	add r0, r0, #4\n	stm r0, {r1-r12}\n	sub r0, r0, #4\n"
+	"	str lr, [r0, #52]\n"
+	"	mrs r2, APSR\n	str r2, [r0, #56]\n"
+	"	pop {r2}\n	str r2, [r0]\n"
+	"	mov r2, sp\n	str r2, [r0, #60]\n"
+	"	add sp, sp, #4\n"
+	"	pop {r4-r12, pc}\n"
+	".size abi_regs_syscall, .-abi_regs_syscall\n");
+
 #else
 #error "unsupported architecture"
+#endif
+
+#ifndef REG_INIT
+#define REG_INIT(i)	(0x5a00000000000000UL | (unsigned long)((i) + 1) << 40 | \
+			 (unsigned long)((i) + 1) * 0x01010101UL)
+#endif
+#ifndef NR_MMAP6
+#define NR_MMAP6	__NR_mmap
+#define MMAP_OFF(off)	(off)
+#endif
+#ifndef NR_SLEEP
+#define NR_SLEEP	__NR_nanosleep
+#endif
+#ifdef NR_SIGILL_FROM
+#define SIGILL_RESULTS	1
+#else
+#define SIGILL_RESULTS	0
 #endif
 
 #define REG_FLAGS	NR_GPRS
@@ -248,6 +405,13 @@ static void test_enosys(void)
 	long ret;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+#ifdef NR_SIGILL_FROM
+		if (bad[i].nr >= NR_SIGILL_FROM) {
+			ktap_skip("arm EABI raises SIGILL above the private syscall range",
+				  "%s", bad[i].name);
+			continue;
+		}
+#endif
 		errno = 0;
 		ret = syscall(bad[i].nr);
 		if (ret != -1)
@@ -259,6 +423,29 @@ static void test_enosys(void)
 	ret = raw_syscall6(-1, 0, 0, 0, 0, 0, 0);
 	ktap_eq(ret, -ENOSYS, "raw syscall -1 returns -ENOSYS in register");
 }
+
+#ifdef NR_SIGILL_FROM
+/* AArch32: an unknown number above the ARM private range raises SIGILL. */
+static void test_sigill(void)
+{
+	int status = -1;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 0, 0 };
+
+		setrlimit(RLIMIT_CORE, &rl);
+		alarm(30);
+		raw_syscall6(0x3fff0000, 0, 0, 0, 0, 0, 0);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	ktap_eq(WIFSIGNALED(status) ? WTERMSIG(status) : -1, SIGILL,
+		"arm syscall 0x3fff0000 raises sigill");
+}
+#endif
 
 /* ---- 2. registers -------------------------------------------------- */
 
@@ -301,8 +488,8 @@ static void test_six_args(void)
 	munmap(res, 8 * page);
 	hint = (long)res + 3 * page;
 
-	ret = raw_syscall6(__NR_mmap, hint, 2 * page, PROT_READ,
-			   MAP_SHARED | MAP_FIXED_NOREPLACE, fd, page);
+	ret = raw_syscall6(NR_MMAP6, hint, 2 * page, PROT_READ,
+			   MAP_SHARED | MAP_FIXED_NOREPLACE, fd, MMAP_OFF(page));
 	ktap_eq(ret, hint, "mmap returns the hinted address");
 	if (ret != hint) {
 		ktap_check(0, "mmap maps the file at the given offset");
@@ -333,7 +520,7 @@ static void test_six_args(void)
 		   !strcmp(perms, "r--s") && off == (unsigned long)page,
 		   "mmap mapping has the given length and protection");
 
-	ret2 = raw_syscall6(__NR_mmap, hint, page, PROT_READ,
+	ret2 = raw_syscall6(NR_MMAP6, hint, page, PROT_READ,
 			    MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 	ktap_eq(ret2, -EEXIST, "mmap fixed_noreplace flag reaches the kernel");
 	munmap(p, 2 * page);
@@ -346,8 +533,7 @@ static void test_preserved(void)
 	int i, bad = 0;
 
 	for (i = 0; i < NR_GPRS; i++)
-		in[i] = 0x5a00000000000000UL | (unsigned long)(i + 1) << 40 |
-			(unsigned long)(i + 1) * 0x01010101UL;
+		in[i] = REG_INIT(i);
 	in[REG_NR] = __NR_getpid;
 	in[REG_FLAGS] = FLAGS_PATTERN;
 	memset(out, 0, sizeof(out));
@@ -467,11 +653,20 @@ static void test_restart(void)
 
 static long do_sleep(long long *elapsed)
 {
+#if NR_SLEEP == __NR_nanosleep
 	struct timespec ts = { 0, SLEEP_NS }, rem;
 	long long t0 = now_ns();
 	long ret;
 
-	ret = syscall(__NR_nanosleep, &ts, &rem);
+	ret = syscall(NR_SLEEP, &ts, &rem);
+#else
+	/* struct __kernel_timespec, relative CLOCK_MONOTONIC */
+	struct { long long tv_sec, tv_nsec; } ts = { 0, SLEEP_NS }, rem;
+	long long t0 = now_ns();
+	long ret;
+
+	ret = syscall(NR_SLEEP, CLOCK_MONOTONIC, 0, &ts, &rem);
+#endif
 	*elapsed = now_ns() - t0;
 	return ret;
 }
@@ -494,7 +689,7 @@ static void test_nanosleep_stop(void)
 		_exit(0);
 	}
 	close(rp[1]);
-	if (pid > 0 && !wait_in_syscall(pid, __NR_nanosleep)) {
+	if (pid > 0 && !wait_in_syscall(pid, NR_SLEEP)) {
 		kill(pid, SIGSTOP);
 		if (waitpid(pid, &status, WUNTRACED) == pid &&
 		    WIFSTOPPED(status))
@@ -556,13 +751,13 @@ static void test_nanosleep_ptrace(void)
 		if (WSTOPSIG(status) == (SIGTRAP | 0x80) &&
 		    !syscall_info(pid, &info) &&
 		    info.op == PTRACE_SYSCALL_INFO_ENTRY &&
-		    info.entry.nr == __NR_nanosleep)
+		    info.entry.nr == NR_SLEEP)
 			entered = 1;
 	}
 	if (!entered)
 		goto out;
 	ptrace(PTRACE_SYSCALL, pid, 0, 0);
-	if (wait_in_syscall(pid, __NR_nanosleep))
+	if (wait_in_syscall(pid, NR_SLEEP))
 		goto out;
 	kill(pid, SIGSTOP);
 
@@ -624,8 +819,11 @@ out:
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(29);
+	ktap_plan(29 + SIGILL_RESULTS);
 	test_enosys();			/* 6 */
+#ifdef NR_SIGILL_FROM
+	test_sigill();			/* 1 */
+#endif
 	test_return_register();		/* 2 */
 	test_six_args();		/* 4 */
 	test_preserved();		/* 4 */
