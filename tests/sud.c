@@ -45,11 +45,19 @@
  * sigaction() returns through a trampoline the kernel never intercepts (the
  * vdso's).  Not on x86_64: glibc sets its own SA_RESTORER in libc's text,
  * and the kernel exempts only the 32-bit vdso sigreturn.
+ *
+ * SUD_COMPAT: a 32-bit task on a 64-bit kernel.  prctl() is the native
+ * sys_prctl there, with the 32-bit registers zero-extended: no 32-bit
+ * offset + len wraps in 64-bit arithmetic and every 32-bit pointer passes
+ * access_ok() (which checks against the 64-bit user limit), so the wrapping
+ * range and the EFAULT checks become an empty range (EINVAL) and a selector
+ * above the compat task size (accepted, faults at the next syscall).
  */
 #if defined(__x86_64__)
 #define SUD_AUDIT_ARCH			AUDIT_ARCH_X86_64
 #define SUD_RET(uc)			((uc)->uc_mcontext.gregs[REG_RAX])
 #define SUD_DEFAULT_SIGRETURN_EXEMPT	0
+#define SUD_COMPAT			0
 asm(
 "	.text\n"
 "	.globl sud_syscall, sud_syscall_ret, sud_allowed_start\n"
@@ -78,6 +86,7 @@ asm(
 #define SUD_AUDIT_ARCH			AUDIT_ARCH_AARCH64
 #define SUD_RET(uc)			((uc)->uc_mcontext.regs[0])
 #define SUD_DEFAULT_SIGRETURN_EXEMPT	1
+#define SUD_COMPAT			0
 asm(
 "	.text\n"
 "	.globl sud_syscall, sud_syscall_ret, sud_allowed_start\n"
@@ -102,6 +111,96 @@ asm(
 "	brk #0\n"
 "sud_allowed_end:\n"
 );
+#elif defined(__i386__)
+#define SUD_AUDIT_ARCH			AUDIT_ARCH_I386
+#define SUD_RET(uc)			((uc)->uc_mcontext.gregs[REG_EAX])
+/*
+ * glibc's i386 sigaction() leaves SA_RESTORER clear when the vdso is
+ * mapped (GLRO(dl_sysinfo_dso) != NULL, also in static binaries), so the
+ * kernel's ia32 frame setup returns through the vdso's
+ * __kernel_rt_sigreturn, and arch_syscall_is_vdso_sigreturn() exempts
+ * that int $0x80 from dispatch (arch/x86/entry/vdso/vma.c).
+ */
+#define SUD_DEFAULT_SIGRETURN_EXEMPT	1
+#define SUD_COMPAT			1
+/*
+ * sud_outside_restorer: the same rt_sigreturn trampoline outside both the
+ * allowed range and the vdso (what glibc's own __restore_rt would be): the
+ * exemption is for the vdso landing pad only, so it is intercepted.
+ */
+#define SUD_OUTSIDE_RESTORER		1
+asm(
+"	.text\n"
+"	.globl sud_syscall, sud_syscall_ret, sud_allowed_start\n"
+"	.globl sud_allowed_syscall, sud_restorer, sud_allowed_end\n"
+"	.hidden sud_syscall, sud_syscall_ret, sud_allowed_start\n"
+"	.hidden sud_allowed_syscall, sud_restorer, sud_allowed_end\n"
+"	.balign 16\n"
+"sud_syscall:\n"
+"	movl 4(%esp), %eax\n"
+"	int $0x80\n"
+"sud_syscall_ret:\n"
+"	ret\n"
+"	.globl sud_outside_restorer\n"
+"	.hidden sud_outside_restorer\n"
+"sud_outside_restorer:\n"
+"	movl $" __stringify(__NR_rt_sigreturn) ", %eax\n"
+"	int $0x80\n"
+"	hlt\n"
+"	.balign 16\n"
+"sud_allowed_start:\n"
+"sud_allowed_syscall:\n"
+"	movl 4(%esp), %eax\n"
+"	int $0x80\n"
+"	ret\n"
+"sud_restorer:\n"
+"	movl $" __stringify(__NR_rt_sigreturn) ", %eax\n"
+"	int $0x80\n"
+"	hlt\n"
+"sud_allowed_end:\n"
+);
+#elif defined(__arm__)
+#define SUD_AUDIT_ARCH			AUDIT_ARCH_ARM
+#define SUD_RET(uc)			((uc)->uc_mcontext.arm_r0)
+/*
+ * glibc's arm sigaction() sets SA_RESTORER with its own restorer in libc's
+ * text, and only x86 exempts a vdso sigreturn.  (The arm64 kernel in 6.12
+ * has no syscall user dispatch at all: everything skips there.)
+ */
+#define SUD_DEFAULT_SIGRETURN_EXEMPT	0
+#define SUD_COMPAT			1
+asm(
+"	.text\n"
+"	.arm\n"
+"	.globl sud_syscall, sud_syscall_ret, sud_allowed_start\n"
+"	.globl sud_allowed_syscall, sud_restorer, sud_allowed_end\n"
+"	.hidden sud_syscall, sud_syscall_ret, sud_allowed_start\n"
+"	.hidden sud_allowed_syscall, sud_restorer, sud_allowed_end\n"
+"	.type sud_syscall, %function\n"
+"	.type sud_allowed_syscall, %function\n"
+"	.type sud_restorer, %function\n"
+"	.balign 16\n"
+"sud_syscall:\n"
+"	push {r7}\n"
+"	mov r7, r0\n"
+"	svc #0\n"
+"sud_syscall_ret:\n"
+"	pop {r7}\n"
+"	bx lr\n"
+"	.balign 16\n"
+"sud_allowed_start:\n"
+"sud_allowed_syscall:\n"
+"	push {r7}\n"
+"	mov r7, r0\n"
+"	svc #0\n"
+"	pop {r7}\n"
+"	bx lr\n"
+"sud_restorer:\n"
+"	mov r7, #" __stringify(__NR_rt_sigreturn) "\n"
+"	svc #0\n"
+"	udf #0\n"
+"sud_allowed_end:\n"
+);
 #else
 #error "sud test: unsupported architecture"
 #endif
@@ -117,10 +216,15 @@ struct ksigaction {
 	void (*handler)(int, siginfo_t *, void *);
 	unsigned long flags;
 	void (*restorer)(void);
-	uint64_t mask;
+	uint32_t mask[2];	/* 64 bits, 4-byte aligned as in compat */
 };
 
+#ifdef SUD_OUTSIDE_RESTORER
+HIDDEN void sud_outside_restorer(void);
+#define N_CHECKS 26
+#else
 #define N_CHECKS 25
+#endif
 
 /* Set when the prctl says EINVAL: every check is then a skip. */
 static int unsupported;
@@ -214,6 +318,37 @@ static int child_default_sigreturn(void)
 	return wait_child(pid);
 }
 
+#ifdef SUD_OUTSIDE_RESTORER
+/* Child: a handler returns through sud_outside_restorer with BLOCK set. */
+static int child_outside_sigreturn(void)
+{
+	struct ksigaction ka;
+	long r;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		alarm(10);
+		memset(&ka, 0, sizeof(ka));
+		ka.handler = on_sigsys;
+		ka.flags = SA_SIGINFO | TEST_SA_RESTORER;
+		ka.restorer = sud_outside_restorer;
+		if (syscall(SYS_rt_sigaction, SIGSYS, &ka, NULL, 8))
+			_exit(3);
+		if (sud_on(&selector))
+			_exit(2);
+		reset_selector = 0;
+		sigsys_count = 0;
+		selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+		r = sud_syscall(SYS_getpid);
+		selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+		_exit(r == MARK && sigsys_count == 1 ? 0 : 1);
+	}
+	return wait_child(pid);
+}
+#endif
+
 /* Child: a selector value other than ALLOW and BLOCK. */
 static int child_bad_selector(void)
 {
@@ -232,6 +367,31 @@ static int child_bad_selector(void)
 	}
 	return wait_child(pid);
 }
+
+#if SUD_COMPAT
+/*
+ * Child (compat): a selector above the 32-bit task size passes access_ok();
+ * reading it at the next syscall outside the range fails: SIGSEGV.
+ */
+static int child_high_selector(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		alarm(10);
+		if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+			  (unsigned long)sud_allowed_start,
+			  (unsigned long)(sud_allowed_end - sud_allowed_start),
+			  (void *)0xfffff000UL))
+			_exit(3);
+		sud_syscall(SYS_getpid);
+		_exit(0);
+	}
+	return wait_child(pid);
+}
+#endif
 
 /* Child: dispatch is off after fork, whatever the selector says. */
 static int child_after_fork(void)
@@ -332,6 +492,10 @@ int main(void)
 	EQ(child_default_sigreturn(),
 		SUD_DEFAULT_SIGRETURN_EXEMPT ? 100 : SIGSYS,
 		"sigreturn through the default restorer with selector block");
+#ifdef SUD_OUTSIDE_RESTORER
+	EQ(child_outside_sigreturn(), SIGSYS,
+		"sigreturn through a restorer outside range and vdso with selector block");
+#endif
 
 	EQ(child_bad_selector(), SIGSYS,
 		"selector other than allow and block ends in SIGSYS");
@@ -350,10 +514,18 @@ int main(void)
 	/* prctl argument errors. */
 	EQ(prctl_err(PR_SYS_DISPATCH_OFF, 0, 0, &selector), EINVAL,
 		"prctl off with a selector fails with EINVAL");
+#if SUD_COMPAT
+	EQ(prctl_err(PR_SYS_DISPATCH_ON, (unsigned long)sud_allowed_start, 0,
+		     &selector), EINVAL,
+		"prctl on with an empty range fails with EINVAL");
+	EQ(child_high_selector(), SIGSEGV,
+		"selector above the compat task size faults with SIGSEGV");
+#else
 	EQ(prctl_err(PR_SYS_DISPATCH_ON, ~0UL - 7, 16, &selector), EINVAL,
 		"prctl on with a wrapping range fails with EINVAL");
 	EQ(prctl_err(PR_SYS_DISPATCH_ON, 0, 0, (void *)(1UL << 63)),
 		EFAULT, "prctl on with a kernel selector fails with EFAULT");
+#endif
 	EQ(prctl_err(2, 0, 0, NULL), EINVAL,
 		"prctl with an unknown mode fails with EINVAL");
 
