@@ -6,6 +6,7 @@
 #   make retest [ARCH=...] [ONLY=prog] rebuild only the tests, boot the last kernel
 #   make tree | export | series-status the patch-series workflow
 #   make check                         checkpatch, sparse and W=1 on the series
+#   make bench  [ARCH=...]             instruction counts, base against series
 #   make deps                          install the Debian packages needed
 #
 # Variables: ARCH (default arm64), FLAVOUR (debug|prod), VARIANT
@@ -29,10 +30,16 @@ ARCHS := $(ALL_ARCHS)
 else
 ARCHS := $(ARCH)
 endif
+# make bench measures both architectures unless ARCH is given.
+ifeq ($(origin ARCH),command line)
+BENCH_ARCHS := $(ARCHS)
+else
+BENCH_ARCHS := $(ALL_ARCHS)
+endif
 
 S := scripts
 
-.PHONY: all build run retest test tree export series-status check deps clean help
+.PHONY: all build run retest test bench tree export series-status check deps clean help
 all: build
 
 help:
@@ -52,6 +59,9 @@ test: deps
 
 retest:
 	@NOBUILD=1 ONLY=$(ONLY) $(S)/run.sh $(ARCH) $(FLAVOUR) $(VARIANT)
+
+bench: deps
+	@$(S)/bench.sh $(BENCH_ARCHS)
 
 tree: deps
 	@$(S)/series.sh tree

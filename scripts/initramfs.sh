@@ -3,7 +3,8 @@
 # (those in tests/compat.list a second time as 32-bit NAME_32), and the
 # upstream selftests (tests/upstream.tbl, UAPI headers from the
 # kernel in OBJ) statically for ARCH and pack them into
-# $OUT/ARCH/initramfs.cpio.  ONLY=NAME keeps one program.  Prints the path.
+# $OUT/ARCH/initramfs.cpio.  ONLY=NAME keeps one program.  SUITE=bench packs
+# bench/bench.c and bench/bench.list instead of the tests.  Prints the path.
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: initramfs.sh ARCH OBJ}
@@ -42,23 +43,35 @@ dir /tmp 1777 0 0
 dir /tests 0755 0 0
 file /init $dir/init 0755 0 0
 LIST
-for c in "${TOP}"/tests/*.c; do
-	name=$(basename "$c" .c)
-	# Others' work in progress must not stop a run of one program.
-	[ -z "${ONLY:-}" ] || [ "$name" = "$ONLY" ] || continue
-	"$cc" "${cflags[@]}" -isystem "$khdr" -o "$dir/tests/$name" "$c" ||
-		die "test program $name does not build for $arch"
-	echo "$name"
-done >"$dir/tests/list"
-# 32-bit (compat) builds of the programs whose subject differs for them.
-sed 's/#.*//' "${TOP}/tests/compat.list" | while read -r name; do
-	[ -n "$name" ] || continue
-	[ -z "${ONLY:-}" ] || [ "${name}_32" = "$ONLY" ] || continue
-	"${cc32[@]}" "${cflags[@]}" -o "$dir/tests/${name}_32" "${TOP}/tests/$name.c" ||
-		die "test program $name does not build as a 32-bit program for $arch"
-	echo "${name}_32"
-done >>"$dir/tests/list"
-"${TOP}/scripts/selftests.sh" "$arch" "$obj" "$dir/tests" >>"$dir/tests/list"
+build_tests() {
+	for c in "${TOP}"/tests/*.c; do
+		name=$(basename "$c" .c)
+		# Others' work in progress must not stop a run of one program.
+		[ -z "${ONLY:-}" ] || [ "$name" = "$ONLY" ] || continue
+		"$cc" "${cflags[@]}" -isystem "$khdr" -o "$dir/tests/$name" "$c" ||
+			die "test program $name does not build for $arch"
+		echo "$name"
+	done >"$dir/tests/list"
+	# 32-bit (compat) builds of the programs whose subject differs for them.
+	sed 's/#.*//' "${TOP}/tests/compat.list" | while read -r name; do
+		[ -n "$name" ] || continue
+		[ -z "${ONLY:-}" ] || [ "${name}_32" = "$ONLY" ] || continue
+		"${cc32[@]}" "${cflags[@]}" -o "$dir/tests/${name}_32" "${TOP}/tests/$name.c" ||
+			die "test program $name does not build as a 32-bit program for $arch"
+		echo "${name}_32"
+	done >>"$dir/tests/list"
+	"${TOP}/scripts/selftests.sh" "$arch" "$obj" "$dir/tests" >>"$dir/tests/list"
+}
+
+case ${SUITE:-tests} in
+tests) build_tests ;;
+bench)
+	"$cc" "${cflags[@]}" -isystem "$khdr" -o "$dir/tests/bench" "${TOP}/bench/bench.c" ||
+		die "bench/bench.c does not build for $arch"
+	sed 's/#.*//; /^[[:space:]]*$/d' "${TOP}/bench/bench.list" >"$dir/tests/list"
+	;;
+*) die "unknown SUITE '$SUITE'" ;;
+esac
 if [ -n "${ONLY:-}" ]; then
 	grep -E "^${ONLY}( |\$)" "$dir/tests/list" >"$dir/only" ||
 		die "no test program named '$ONLY'"
