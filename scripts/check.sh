@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # check.sh ARCH...: the review checks on the series.
 #   - scripts/checkpatch.pl --strict on every patch;
-#   - sparse (C=2) and W=1 on every C file the series touches, per ARCH.
+#   - sparse (C=2) and W=1 on every C file the series touches, per ARCH,
+#     keeping the findings on the lines the series adds or changes (the
+#     base's own warnings in those files are not the series' doing).
 # Prints every finding and fails if there is one.
 . "$(dirname "$0")/lib.sh"
 
@@ -27,6 +29,11 @@ done <<<"$patches"
 
 # The C files the series touches, as kbuild object targets.
 files=$(git --git-dir="$BASE_GIT" diff --name-only refs/tags/base refs/entry-lab/series -- '*.c')
+# "FILE FIRST LAST" for every range of lines the series adds or changes.
+touched=$(git --git-dir="$BASE_GIT" diff -U0 refs/tags/base refs/entry-lab/series |
+	awk '/^\+\+\+ b\// { f = substr($2, 3) }
+	     /^@@/ { split($3, r, ","); n = (r[2] == "" ? 1 : r[2]);
+		     if (n > 0) print f, substr(r[1], 2), substr(r[1], 2) + n - 1 }')
 for arch in "$@"; do
 	check_arch "$arch"
 	obj=$("${TOP}/scripts/build.sh" "$arch" debug series)
@@ -42,7 +49,13 @@ for arch in "$@"; do
 	# Force the rebuild so that the warnings are printed again.
 	for t in "${targets[@]}"; do rm -f "$obj/$t"; done
 	out=$("${kmake[@]}" C=2 W=1 "${targets[@]}" 2>&1 >/dev/null |
-		grep -E 'warning|error' || true)
+		grep -E 'warning|error' |
+		awk -v src="$src/" -v touched="$touched" '
+			BEGIN { n = split(touched, t, "\n")
+				for (i = 1; i <= n; i++) { split(t[i], x, " "); f[i] = x[1]; a[i] = x[2]; b[i] = x[3] } }
+			{ split($0, p, ":"); file = p[1]; sub("^" src, "", file)
+			  for (i = 1; i <= n; i++)
+				if (file == f[i] && p[2] >= a[i] && p[2] <= b[i]) { print; next } }' || true)
 	if [ -n "$out" ]; then
 		echo "sparse/W=1 ($arch):"
 		printf '%s\n' "$out" | sed 's/^/  /'
