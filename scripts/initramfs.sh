@@ -4,7 +4,8 @@
 # upstream selftests (tests/upstream.tbl, UAPI headers from the
 # kernel in OBJ) statically for ARCH and pack them into
 # $OUT/ARCH/initramfs.cpio.  ONLY=NAME keeps one program.  SUITE=bench packs
-# bench/bench.c and bench/bench.list instead of the tests.  Prints the path.
+# bench/bench.c and the BENCH_SMP lines of bench/bench.list instead of the
+# tests.  Prints the path.
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: initramfs.sh ARCH OBJ}
@@ -68,7 +69,9 @@ tests) build_tests ;;
 bench)
 	"$cc" "${cflags[@]}" -isystem "$khdr" -o "$dir/tests/bench" "${TOP}/bench/bench.c" ||
 		die "bench/bench.c does not build for $arch"
-	sed 's/#.*//; /^[[:space:]]*$/d' "${TOP}/bench/bench.list" >"$dir/tests/list"
+	# The lines for this boot's vCPU count, without that column.
+	awk -v smp="${BENCH_SMP:-1}" '!/^#/ && $1 == smp { $1 = ""; sub(/^ /, ""); print }' \
+		"${TOP}/bench/bench.list" >"$dir/tests/list"
 	;;
 *) die "unknown SUITE '$SUITE'" ;;
 esac

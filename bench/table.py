@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""table.py DIR ARCH...: the Markdown report of make bench from DIR's
+VARIANT-ARCH.tsv (collect.py output) and VARIANT-ARCH.size (entry-size.sh)."""
+import sys
+
+bdir, archs = sys.argv[1], sys.argv[2:]
+
+
+def load(path):
+    rows = {}
+    for line in open(path):
+        f = line.rstrip('\n').split('\t')
+        rows[f[0]] = None if f[1] == 'n/a' else (int(f[1]), int(f[2]), int(f[3]))
+    return rows
+
+
+def per_op(r, col):
+    return None if r is None else r[col] / r[0]
+
+
+def fmt(v):
+    return 'n/a' if v is None else f'{v:,.1f}'
+
+
+def ratio(a, b):
+    return 'n/a' if a is None or b is None or a == 0 else f'{b / a:.3f}'
+
+
+def sizes(path):
+    out = {}
+    for line in open(path):
+        f = line.rstrip('\n').split('\t')
+        if f[0] in ('lines', 'text'):
+            out[f[0]] = int(f[1])
+    return out
+
+
+print('# make bench: guest instructions per operation (QEMU TCG, -icount shift=0)\n')
+for arch in archs:
+    base, series = (load(f'{bdir}/{v}-{arch}.tsv') for v in ('base', 'series'))
+    print(f'## {arch}\n')
+    print('| scenario | base kernel insns/op | series kernel insns/op | series/base '
+          '| base user insns/op | series user insns/op |')
+    print('|---|---:|---:|---:|---:|---:|')
+    for name in base:
+        b, s = base[name], series.get(name)
+        bk, sk = per_op(b, 3), per_op(s, 3)
+        print(f'| {name} | {fmt(bk)} | {fmt(sk)} | {ratio(bk, sk)} '
+              f'| {fmt(per_op(b, 2))} | {fmt(per_op(s, 2))} |')
+    bs, ss = (sizes(f'{bdir}/{v}-{arch}.size') for v in ('base', 'series'))
+    print(f'\nEntry code: arch entry files {bs["lines"]} -> {ss["lines"]} lines; '
+          f'syscall entry/exit text {bs["text"]} -> {ss["text"]} bytes.\n')
