@@ -44,9 +44,9 @@ for arch in archs:
     print('|---|---:|---:|---:|---:|---:|')
     for name in base:
         b, s = base[name], series.get(name)
-        bk, sk = per_op(b, 3), per_op(s, 3)
+        bk, sk = per_op(b, 2), per_op(s, 2)
         print(f'| {name} | {fmt(bk)} | {fmt(sk)} | {ratio(bk, sk)} '
-              f'| {fmt(per_op(b, 2))} | {fmt(per_op(s, 2))} |')
+              f'| {fmt(per_op(b, 1))} | {fmt(per_op(s, 1))} |')
     bs, ss = (sizes(f'{bdir}/{v}-{arch}.size') for v in ('base', 'series'))
     print(f'\nEntry code: arch entry files {bs["lines"]} -> {ss["lines"]} lines; '
           f'syscall entry/exit text {bs["text"]} -> {ss["text"]} bytes.\n')
