@@ -9,7 +9,7 @@
 #   make bench  [ARCH=...]             instruction counts, base against series
 #   make deps                          install the Debian packages needed
 #
-# Variables: ARCH (default arm64), FLAVOUR (debug|prod), VARIANT
+# Variables: ARCH (default arm64), FLAVOUR (debug, the default, or prod), VARIANT
 # (series|base), CC=gcc or TOOLCHAIN=gcc for gcc instead of clang-16,
 # CACHE (default ~/.cache/entry-lab), OUT (default ./out).
 

@@ -18,9 +18,19 @@ dir=${OUT}/${arch}/initramfs
 rm -rf "$dir"
 mkdir -p "$dir/tests"
 # The UAPI headers of the kernel under test, for the tests and selftests.
+# Installed again only when the kernel is newer than them; the lock keeps
+# concurrent "make retest" runs on one kernel from installing at once.
 eval "kmake=($(cat "$obj/kmake.args"))"
-"${kmake[@]}" headers >/dev/null 2>&1 || die "make headers failed in $obj"
 khdr=$obj/usr/include
+stamp=$obj/headers.stamp
+image=$obj/$(arch_get "$arch" image)
+(
+	flock 9
+	if [ ! -f "$stamp" ] || [ "$image" -nt "$stamp" ]; then
+		"${kmake[@]}" headers >/dev/null 2>&1 || exit 1
+		touch "$stamp"
+	fi
+) 9>"$obj/headers.lock" || die "make headers failed in $obj"
 cflags=(-static -O2 -g0 -Wall -Wextra -Werror -I"${TOP}/tests")
 IFS=, read -r -a cc32 <<<"$(arch_get "$arch" cc32 | sed "s|@KHDR@|$khdr|g")"
 need "${cc32[0]}" "${cc32[0]} (see make deps)"

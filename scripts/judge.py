@@ -9,7 +9,16 @@ runs).  A guest that panics, oopses, warns, hangs or never prints its KTAP plan
 adds a FAIL result named after the reason.
 
 Each result is then held against tests/expected.tbl (default: PASS) and
-becomes one line of results.tsv:
+becomes one line of results.tsv.  A rule matches only a single check's
+result: a program or suite that failed as a whole (crashed, killed by a
+signal, timed out, printed no plan or fewer results than planned) fails
+whatever the rules say; one that only exited non-zero is excused when every
+failure inside it was expected.  Rules apply per kernel: base, series, *,
+or a config condition (CONFIG_X or !CONFIG_X, read from the kernel's
+.config), so that a rule for a missing feature stops applying, and its
+results must pass, once the kernel has the feature.
+
+results.tsv:
 
     VERDICT <tab> STATUS <tab> ARCH/part/path/to/test <tab> note
 
@@ -27,38 +36,53 @@ START = 'entry-lab: userspace start'
 DONE = 'entry-lab: done'
 HOST_TIMEOUT = 'entry-lab: host: guest killed'
 
-# Kernel reports that make a boot fail.  Kernel lines start in column 0
-# (printk.time=0); test output relayed by init is indented, so a test that
-# prints these words is not mistaken for the kernel.
+# Kernel reports that make a boot fail, wherever they sit in a line: the
+# kernel's console output can land in the middle of a line a test program
+# is writing.  The test programs never print these words themselves.
 FAULTS = [
-    (r'^Kernel panic', 'kernel panic'),
-    (r'^Internal error: |^Oops', 'kernel oops'),
-    (r'^(kernel )?BUG[: ]', 'kernel BUG'),
-    (r'^WARNING: ', 'kernel WARNING (WARN_ON or lockdep)'),
-    (r'^UBSAN: ', 'UBSAN report'),
-    (r'^Unable to handle kernel|^general protection fault',
-     'kernel fault'),
-    (r'rcu: INFO: .* detected stalls', 'RCU stall'),
-    (r'^INFO: task .* blocked for more than', 'hung task'),
+    (r'Kernel panic', 'kernel panic'),
+    (r'Internal error: |Oops: ', 'kernel oops'),
+    (r'BUG: soft lockup', 'soft lockup'),
+    (r'BUG: |kernel BUG at', 'kernel BUG'),
+    (r'WARNING: ', 'kernel WARNING (WARN_ON or lockdep)'),
+    (r'INFO: trying to register non-static key', 'lockdep: non-static key'),
+    (r'UBSAN: ', 'UBSAN report'),
+    (r'Unable to handle kernel|general protection fault', 'kernel fault'),
+    (r'rcu: INFO: .*detected stall|self-detected stall', 'RCU stall'),
+    (r'INFO: task .* blocked for more than', 'hung task'),
 ]
+
+# Why a program or suite failed as a whole, as init (or KUnit) says it.
+# Only a plain non-zero exit may follow from expected failures inside it.
+EXCUSABLE_WHOLE = re.compile(r'exit status \d+$|not ok$')
 
 
 def leaf_results(test, path, out, reasons):
-    """Flatten a kunit_parser Test tree into (status, path) pairs."""
+    """Flatten a kunit_parser Test tree into results.
+
+    Each result is (status, name, whole): whole is None for a single
+    check, else why the program or suite failed as a whole."""
     from kunit_parser import TestStatus
     name = '/'.join(path + [test.name or '?'])
     if not test.subtests:
         status = {TestStatus.SUCCESS: 'PASS',
                   TestStatus.SKIPPED: 'SKIP'}.get(test.status, 'FAIL')
-        out.append((status, name))
+        if status == 'FAIL' and test.name in reasons and path and len(path) == 1:
+            # A program with no results of its own that failed as a whole.
+            out.append(('FAIL', f'{name} ({reasons[test.name]})', reasons[test.name]))
+        else:
+            out.append((status, name, None))
         return
     for sub in test.subtests:
         leaf_results(sub, path + [test.name or '?'], out, reasons)
     # A suite or program that failed as a whole (crashed, timed out, exited
     # non-zero) or whose plan and results disagree is a result of its own.
-    if not test.ok_status() or test.counts.errors:
-        why = reasons.get(test.name, 'KTAP plan and results disagree')
-        out.append(('FAIL', f'{name} ({why})'))
+    if test.counts.errors:
+        why = 'KTAP plan and results disagree'
+        out.append(('FAIL', f'{name} ({why})', why))
+    elif not test.ok_status():
+        why = reasons.get(test.name, 'not ok')
+        out.append(('FAIL', f'{name} ({why})', why))
 
 
 def parse(lines, label, report):
@@ -71,7 +95,7 @@ def parse(lines, label, report):
     test = kunit_parser.parse_run_tests(lines + ['# end of log'])
     results = []
     if test.name == '<missing>' or not test.subtests:
-        results.append(('FAIL', label + '/no KTAP plan'))
+        results.append(('FAIL', label + '/no KTAP plan', 'no KTAP plan'))
         return results
     # The directive of each top-level "not ok": why a program failed.
     reasons = {}
@@ -81,13 +105,34 @@ def parse(lines, label, report):
             reasons[m.group(1)] = m.group(2) or 'not ok'
     for sub in test.subtests:
         leaf_results(sub, [label], results, reasons)
-    if test.counts.errors and not any(s == 'FAIL' for s, _ in results):
-        results.append(('FAIL', label + '/KTAP parse errors'))
+    if test.counts.errors and not any(r[2] for r in results):
+        results.append(('FAIL', label + '/KTAP parse errors', 'KTAP parse errors'))
     return results
 
 
-def load_expectations(path, arch, variant):
-    """Rules of tests/expected.tbl that apply to ARCH and the kernel VARIANT."""
+def kernel_matches(cond, variant, config):
+    """KERNEL column: base, series, * or [!]CONFIG_X against the .config."""
+    m = re.fullmatch(r'(!?)(CONFIG_[A-Za-z0-9_]+)', cond)
+    if m:
+        return (m.group(2) in config) != bool(m.group(1))
+    if cond in ('base', 'series', '*'):
+        return fnmatch.fnmatchcase(variant, cond)
+    return None
+
+
+def load_config(path):
+    """The CONFIG_ options set to y or m in a kernel .config."""
+    opts = set()
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'(CONFIG_[A-Za-z0-9_]+)=[ym]$', line.strip())
+            if m:
+                opts.add(m.group(1))
+    return opts
+
+
+def load_expectations(path, arch, variant, config):
+    """Rules of tests/expected.tbl that apply to ARCH and this kernel."""
     rules = []
     with open(path) as f:
         for n, line in enumerate(f, 1):
@@ -98,17 +143,23 @@ def load_expectations(path, arch, variant):
             if len(cols) != 5 or cols[3] not in ('PASS', 'SKIP', 'FAIL'):
                 sys.exit(f'{path}:{n}: expected ARCH | KERNEL | RESULT | PASS/SKIP/FAIL | WHY')
             a, k, pat, want, why = cols
-            if fnmatch.fnmatchcase(arch, a) and fnmatch.fnmatchcase(variant, k):
+            applies = kernel_matches(k, variant, config)
+            if applies is None:
+                sys.exit(f'{path}:{n}: KERNEL must be base, series, * or [!]CONFIG_X, not "{k}"')
+            if fnmatch.fnmatchcase(arch, a) and applies:
                 rules.append({'pat': pat, 'want': want, 'why': why,
                               'line': n, 'used': False})
     return rules
 
 
 def verdicts(results, rules, arch, partial):
-    """Hold each (status, name) against the rules: (verdict, status, name, note)."""
+    """Hold each result against the rules: (verdict, status, name, note)."""
     out = []
-    for status, name in results:
+    for status, name, whole in results:
         short = name[len(arch) + 1:]
+        if whole is not None:
+            out.append(judge_whole(name, whole, out))
+            continue
         rule = next((r for r in rules if fnmatch.fnmatchcase(short, r['pat'])), None)
         want = rule['want'] if rule else 'PASS'
         if rule:
@@ -131,6 +182,20 @@ def verdicts(results, rules, arch, partial):
     return out
 
 
+def judge_whole(name, why, earlier):
+    """A program or suite that failed as a whole.  Its checks come just
+    before it in the results; a non-zero exit is expected when each failed
+    check among them was an expected failure; nothing else ever is."""
+    if ' (' not in name:
+        return ('FAIL', 'FAIL', name, '')
+    prefix = name[:name.rindex(' (')] + '/'
+    inside = [v for v, _, n, _ in earlier if n.startswith(prefix)]
+    if (EXCUSABLE_WHOLE.search(why) and inside and 'FAIL' not in inside and
+            'XFAIL' in inside):
+        return ('XFAIL', 'FAIL', name, 'its failures are all expected ones')
+    return ('FAIL', 'FAIL', name, '')
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--arch', required=True)
@@ -140,6 +205,9 @@ def main():
     ap.add_argument('--report', required=True, help='parser output to write')
     ap.add_argument('--expected', required=True, help='tests/expected.tbl')
     ap.add_argument('--variant', required=True, help='base or series')
+    ap.add_argument('--config', required=True, help="the kernel's .config")
+    ap.add_argument('--require', action='append', default=[],
+                    help='a regular expression the kernel log must match')
     ap.add_argument('--partial', action='store_true',
                     help='only some programs ran: unused expectations are fine')
     args = ap.parse_args()
@@ -170,6 +238,10 @@ def main():
     problems = []
     for i, why, l in faults:
         problems.append(f'{why} at console line {i + 1}: {l.strip()}')
+    kernel_log = lines[:start] if start is not None else lines
+    for pat in args.require:
+        if not any(re.search(pat, l) for l in kernel_log):
+            problems.append(f'the kernel never printed a line matching "{pat}" (arch.tbl boot_must)')
     if start is None:
         problems.append('the guest init never started')
     elif not done:
@@ -179,9 +251,10 @@ def main():
         else:
             problems.append('the guest stopped before the init finished')
     for p in problems:
-        results.append(('FAIL', f'{args.arch}/guest/{p}'))
+        results.append(('FAIL', f'{args.arch}/guest/{p}', p))
 
-    rules = load_expectations(args.expected, args.arch, args.variant)
+    rules = load_expectations(args.expected, args.arch, args.variant,
+                              load_config(args.config))
     final = verdicts(results, rules, args.arch, args.partial)
     with open(args.results, 'w') as f:
         for row in final:

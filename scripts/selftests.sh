@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # selftests.sh ARCH OBJ DEST: build the upstream selftests of tests/upstream.tbl
 # for ARCH from the kernel source behind OBJ (UAPI headers from its
-# "make headers"), statically, into DEST; print one /tests/list line each.
+# "make headers"), statically, into DEST; print one /tests/list line each
+# and name the ones that print no KTAP in DEST/plain.
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: selftests.sh ARCH OBJ DEST}
@@ -17,11 +18,18 @@ src=${kmake[3]}
 st=$src/tools/testing/selftests
 cache=${OUT}/${arch}/selftests
 mkdir -p "$cache" "$dest"
+: >"$dest/plain"
 
 sed -e 's/#.*//' "${TOP}/tests/upstream.tbl" |
-while IFS='|' read -r name arches sources flags args; do
+while IFS='|' read -r name arches sources flags ktap args; do
 	name=$(echo $name)
 	[ -n "$name" ] || continue
+	ktap=$(echo $ktap)
+	case $ktap in
+	ktap) ;;
+	plain) [[ " $(echo $arches) " != *" $arch "* ]] || echo "$name" >>"$dest/plain" ;;
+	*) die "tests/upstream.tbl: $name: KTAP column must be ktap or plain, not '$ktap'" ;;
+	esac
 	[[ " $(echo $arches) " == *" $arch "* ]] || continue
 	[ -z "${ONLY:-}" ] || [ "$name" = "$ONLY" ] || continue
 	bin=$cache/$name

@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# test.sh FLAVOUR VARIANT ARCH...: run guest.sh for each architecture, print
-# a summary per architecture and the closing "N passed, N failed" line.
+# test.sh FLAVOUR VARIANT ARCH...: the judge's self-test, then guest.sh for
+# each architecture; print a summary per architecture and the closing
+# "N passed, N failed" line.
 . "$(dirname "$0")/lib.sh"
 
 flavour=${1:?usage: test.sh FLAVOUR VARIANT ARCH...}
 variant=${2:?}
 shift 2
 for arch in "$@"; do check_arch "$arch"; done
+
+# Fast and kernel-free: a judge that lets a failure pass would make every
+# result below meaningless.
+rm -f "${OUT}/judge/results.tsv"
+"${TOP}/scripts/judge-selftest.sh" || log "the judge's self-test failed (see ${OUT}/judge/results.tsv)"
+if [ ! -s "${OUT}/judge/results.tsv" ]; then
+	mkdir -p "${OUT}/judge"
+	printf 'FAIL\tFAIL\tjudge/self-test did not run\t\n' >"${OUT}/judge/results.tsv"
+fi
 
 for arch in "$@"; do
 	res=${OUT}/${arch}/results.tsv
@@ -23,7 +33,7 @@ done
 echo
 echo "Summary ($flavour kernels, $variant):"
 total_p=0 total_f=0 total_s=0
-for arch in "$@"; do
+for arch in judge "$@"; do
 	summarize "$arch"
 	total_p=$((total_p + sum_pass)) total_f=$((total_f + sum_fail))
 	total_s=$((total_s + sum_skip))

@@ -9,6 +9,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #define KSFT_SKIP 4
 
@@ -65,6 +68,43 @@ static inline void ktap_skip(const char *reason, const char *fmt, ...)
 		       #got, __g, __g, __w, __w);			\
 	ktap_check(__g == __w, __VA_ARGS__);				\
 })
+
+/*
+ * alarm() scaled by the harness's slowness factor (entrylab_slow=F on the
+ * kernel command line, an integer, default 1), so that every program's
+ * watchdog can be raised at once on a slow host.
+ */
+static inline unsigned int ktap_alarm(unsigned int seconds)
+{
+	const char *f = getenv("entrylab_slow");
+	unsigned long k = f ? strtoul(f, NULL, 10) : 1;
+
+	return alarm(seconds * (k ? k : 1));
+}
+
+/*
+ * Wait for a child and check how it ended: exited with status want (>= 0)
+ * or killed by signal -want (want < 0).  A child that writes its results
+ * and then crashes fails here.  Returns the raw wait status.
+ */
+static inline int ktap_wait(pid_t pid, int want, const char *what)
+{
+	int status = 0, got;
+
+	if (waitpid(pid, &status, 0) != pid) {
+		ktap_check(0, "%s: child ended as expected (waitpid failed)", what);
+		return -1;
+	}
+	got = WIFEXITED(status) ? WEXITSTATUS(status) :
+	      WIFSIGNALED(status) ? -WTERMSIG(status) : 1000;
+	if (got != want)
+		printf("# %s: child %s %d, expected %s %d\n", what,
+		       got < 0 ? "killed by signal" : "exit status",
+		       got < 0 ? -got : got,
+		       want < 0 ? "signal" : "exit status", want < 0 ? -want : want);
+	ktap_check(got == want, "%s: child ended as expected", what);
+	return status;
+}
 
 /* Exit status for the guest init: 0 all passed, 4 all skipped, 1 failure. */
 static inline int ktap_exit(void)
