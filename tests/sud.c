@@ -305,7 +305,7 @@ static int child_default_sigreturn(void)
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
-		alarm(10);
+		ktap_alarm(10);
 		if (sud_on(&selector))
 			_exit(2);
 		reset_selector = 0;
@@ -329,7 +329,7 @@ static int child_outside_sigreturn(void)
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
-		alarm(10);
+		ktap_alarm(10);
 		memset(&ka, 0, sizeof(ka));
 		ka.handler = on_sigsys;
 		ka.flags = SA_SIGINFO | TEST_SA_RESTORER;
@@ -357,7 +357,7 @@ static int child_bad_selector(void)
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
-		alarm(10);
+		ktap_alarm(10);
 		if (sud_on(&selector))
 			_exit(2);
 		selector = 2;
@@ -380,7 +380,7 @@ static int child_high_selector(void)
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
-		alarm(10);
+		ktap_alarm(10);
 		if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
 			  (unsigned long)sud_allowed_start,
 			  (unsigned long)(sud_allowed_end - sud_allowed_start),
@@ -402,7 +402,7 @@ static int child_after_fork(void)
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
-		alarm(10);
+		ktap_alarm(10);
 		sigsys_count = 0;
 		selector = SYSCALL_DISPATCH_FILTER_BLOCK;
 		r = sud_syscall(SYS_getpid);

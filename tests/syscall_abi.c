@@ -20,23 +20,16 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "ktap.h"
+#include "regs.h"
 
 /* ---- architecture specifics ---------------------------------------- */
 #if defined(__x86_64__)
 
 /* Register slots of struct abi_regs, in the order abi_regs_syscall uses. */
-static const char *const reg_names[] = {
-	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8",
-	"r9", "r10", "r11", "r12", "r13", "r14", "r15",
-};
-#define NR_GPRS		15
 #define REG_NR		0	/* syscall number in */
 #define REG_RET		0	/* return value out */
 /* rax (return), rcx (return address) and r11 (rflags) are clobbered */
 #define REG_CLOBBERED(i)	((i) == 0 || (i) == 2 || (i) == 10)
-/* CF, ZF, DF and OF set; PF, AF and SF clear */
-#define FLAGS_MASK	0xcd5UL
-#define FLAGS_PATTERN	0xc41UL
 
 static inline long raw_syscall6(long nr, long a, long b, long c, long d,
 				long e, long f)
@@ -60,60 +53,13 @@ static inline long raw_syscall6(long nr, long a, long b, long c, long d,
  * Loads every register (rax is the syscall number), executes syscall and
  * stores every register afterwards.
  */
-asm(".text\n"
-	".globl abi_regs_syscall\n"
-	".type abi_regs_syscall, @function\n"
-	"abi_regs_syscall:\n"
-	"	push %rbx\n	push %rbp\n	push %r12\n"
-	"	push %r13\n	push %r14\n	push %r15\n"
-	"	push %rsi\n"			/* out pointer */
-	"	mov %rsp, 128(%rdi)\n"		/* rsp before, in in[16] */
-	"	push 120(%rdi)\n"
-	"	popfq\n"
-	"	mov 0(%rdi), %rax\n	mov 8(%rdi), %rbx\n"
-	"	mov 16(%rdi), %rcx\n	mov 24(%rdi), %rdx\n"
-	"	mov 32(%rdi), %rsi\n	mov 48(%rdi), %rbp\n"
-	"	mov 56(%rdi), %r8\n	mov 64(%rdi), %r9\n"
-	"	mov 72(%rdi), %r10\n	mov 80(%rdi), %r11\n"
-	"	mov 88(%rdi), %r12\n	mov 96(%rdi), %r13\n"
-	"	mov 104(%rdi), %r14\n	mov 112(%rdi), %r15\n"
-	"	mov 40(%rdi), %rdi\n"
-	"	syscall\n"
-	"	pushfq\n"
-	"	push %rdi\n"
-	"	mov 16(%rsp), %rdi\n"
-	"	mov %rax, 0(%rdi)\n	mov %rbx, 8(%rdi)\n"
-	"	mov %rcx, 16(%rdi)\n	mov %rdx, 24(%rdi)\n"
-	"	mov %rsi, 32(%rdi)\n	mov %rbp, 48(%rdi)\n"
-	"	mov %r8, 56(%rdi)\n	mov %r9, 64(%rdi)\n"
-	"	mov %r10, 72(%rdi)\n	mov %r11, 80(%rdi)\n"
-	"	mov %r12, 88(%rdi)\n	mov %r13, 96(%rdi)\n"
-	"	mov %r14, 104(%rdi)\n	mov %r15, 112(%rdi)\n"
-	"	pop %rax\n	mov %rax, 40(%rdi)\n"
-	"	pop %rax\n	mov %rax, 120(%rdi)\n"
-	"	cld\n"
-	"	mov %rsp, 128(%rdi)\n"		/* rsp after (out pointer slot) */
-	"	pop %rsi\n"
-	"	pop %r15\n	pop %r14\n	pop %r13\n"
-	"	pop %r12\n	pop %rbp\n	pop %rbx\n"
-	"	ret\n"
-	".size abi_regs_syscall, .-abi_regs_syscall\n");
+REGS_AROUND(abi_regs_syscall, abi_sc_insn, "syscall");
 
 #elif defined(__aarch64__)
 
-static const char *const reg_names[] = {
-	"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9",
-	"x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19",
-	"x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29",
-	"x30",
-};
-#define NR_GPRS		31
 #define REG_NR		8
 #define REG_RET		0
 #define REG_CLOBBERED(i)	((i) == 0)
-/* N, C and V set, Z clear */
-#define FLAGS_MASK	0xf0000000UL
-#define FLAGS_PATTERN	0xb0000000UL
 
 static inline long raw_syscall6(long nr, long a, long b, long c, long d,
 				long e, long f)
@@ -138,64 +84,15 @@ static inline long raw_syscall6(long nr, long a, long b, long c, long d,
  * void abi_regs_syscall(const unsigned long *in, unsigned long *out);
  * in/out: [0..30] x0-x30, [31] nzcv, [32] sp.
  */
-asm(".text\n"
-	".globl abi_regs_syscall\n"
-	".type abi_regs_syscall, %function\n"
-	"abi_regs_syscall:\n"
-	"	stp x29, x30, [sp, #-96]!\n"
-	"	stp x19, x20, [sp, #16]\n	stp x21, x22, [sp, #32]\n"
-	"	stp x23, x24, [sp, #48]\n	stp x25, x26, [sp, #64]\n"
-	"	stp x27, x28, [sp, #80]\n"
-	"	sub sp, sp, #16\n"
-	"	str x1, [sp]\n"			/* out pointer */
-	"	mov x9, sp\n	str x9, [x0, #256]\n"
-	"	ldr x9, [x0, #248]\n	msr nzcv, x9\n"
-	"	ldp x2, x3, [x0, #16]\n	ldp x4, x5, [x0, #32]\n"
-	"	ldp x6, x7, [x0, #48]\n	ldp x8, x9, [x0, #64]\n"
-	"	ldp x10, x11, [x0, #80]\n	ldp x12, x13, [x0, #96]\n"
-	"	ldp x14, x15, [x0, #112]\n	ldp x16, x17, [x0, #128]\n"
-	"	ldp x18, x19, [x0, #144]\n	ldp x20, x21, [x0, #160]\n"
-	"	ldp x22, x23, [x0, #176]\n	ldp x24, x25, [x0, #192]\n"
-	"	ldp x26, x27, [x0, #208]\n	ldp x28, x29, [x0, #224]\n"
-	"	ldr x30, [x0, #240]\n"
-	"	ldp x0, x1, [x0, #0]\n"
-	"	svc #0\n"
-	"	stp x0, x1, [sp, #-16]!\n"
-	"	ldr x0, [sp, #16]\n"
-	"	stp x2, x3, [x0, #16]\n	stp x4, x5, [x0, #32]\n"
-	"	stp x6, x7, [x0, #48]\n	stp x8, x9, [x0, #64]\n"
-	"	stp x10, x11, [x0, #80]\n	stp x12, x13, [x0, #96]\n"
-	"	stp x14, x15, [x0, #112]\n	stp x16, x17, [x0, #128]\n"
-	"	stp x18, x19, [x0, #144]\n	stp x20, x21, [x0, #160]\n"
-	"	stp x22, x23, [x0, #176]\n	stp x24, x25, [x0, #192]\n"
-	"	stp x26, x27, [x0, #208]\n	stp x28, x29, [x0, #224]\n"
-	"	str x30, [x0, #240]\n"
-	"	mrs x2, nzcv\n	str x2, [x0, #248]\n"
-	"	ldp x2, x3, [sp], #16\n"
-	"	stp x2, x3, [x0, #0]\n"
-	"	mov x2, sp\n	str x2, [x0, #256]\n"
-	"	add sp, sp, #16\n"
-	"	ldp x19, x20, [sp, #16]\n	ldp x21, x22, [sp, #32]\n"
-	"	ldp x23, x24, [sp, #48]\n	ldp x25, x26, [sp, #64]\n"
-	"	ldp x27, x28, [sp, #80]\n"
-	"	ldp x29, x30, [sp], #96\n"
-	"	ret\n"
-	".size abi_regs_syscall, .-abi_regs_syscall\n");
+REGS_AROUND(abi_regs_syscall, abi_sc_insn, "svc #0");
 
 #elif defined(__i386__)
 
 /* ia32 on a 64-bit kernel: int $0x80, nr in eax, args ebx ecx edx esi edi ebp */
-static const char *const reg_names[] = {
-	"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp",
-};
-#define NR_GPRS		7
 #define REG_NR		0
 #define REG_RET		0
 /* only eax (the return value) changes across int $0x80 */
 #define REG_CLOBBERED(i)	((i) == 0)
-/* CF, ZF, DF and OF set; PF, AF and SF clear */
-#define FLAGS_MASK	0xcd5UL
-#define FLAGS_PATTERN	0xc41UL
 #define REG_INIT(i)	(0x5a000000UL | (unsigned long)((i) + 1) << 16 | \
 			 (unsigned long)((i) + 1) * 0x0101UL)
 /* old mmap takes a pointer to its arguments; mmap2 takes six, in 4k units */
@@ -222,48 +119,14 @@ asm(".text\n"
 /*
  * in/out: [0..6] the registers of reg_names, [7] eflags, [8] esp.
  */
-asm(".text\n"
-	".globl abi_regs_syscall\n"
-	".type abi_regs_syscall, @function\n"
-	"abi_regs_syscall:\n"
-	"	push %ebp\n	push %ebx\n	push %esi\n	push %edi\n"
-	"	mov 20(%esp), %eax\n"		/* in pointer */
-	"	mov %esp, 32(%eax)\n"		/* esp before, in in[8] */
-	"	pushl 28(%eax)\n"
-	"	popfl\n"
-	"	mov 4(%eax), %ebx\n	mov 8(%eax), %ecx\n"
-	"	mov 12(%eax), %edx\n	mov 16(%eax), %esi\n"
-	"	mov 20(%eax), %edi\n	mov 24(%eax), %ebp\n"
-	"	mov 0(%eax), %eax\n"
-	"	int $0x80\n"
-	"	pushfl\n"
-	"	push %eax\n"
-	"	mov 32(%esp), %eax\n"		/* out pointer */
-	"	mov %ebx, 4(%eax)\n	mov %ecx, 8(%eax)\n"
-	"	mov %edx, 12(%eax)\n	mov %esi, 16(%eax)\n"
-	"	mov %edi, 20(%eax)\n	mov %ebp, 24(%eax)\n"
-	"	pop %ebx\n	mov %ebx, 0(%eax)\n"
-	"	pop %ebx\n	mov %ebx, 28(%eax)\n"
-	"	cld\n"
-	"	mov %esp, 32(%eax)\n"		/* esp after */
-	"	pop %edi\n	pop %esi\n	pop %ebx\n	pop %ebp\n"
-	"	ret\n"
-	".size abi_regs_syscall, .-abi_regs_syscall\n");
+REGS_AROUND(abi_regs_syscall, abi_sc_insn, "int $0x80");
 
 #elif defined(__arm__)
 
 /* AArch32 EABI on a 64-bit kernel: svc #0, nr in r7, args r0-r5 */
-static const char *const reg_names[] = {
-	"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9",
-	"r10", "r11", "r12", "lr",
-};
-#define NR_GPRS		14
 #define REG_NR		7
 #define REG_RET		0
 #define REG_CLOBBERED(i)	((i) == 0)
-/* N, C and V set, Z clear */
-#define FLAGS_MASK	0xf0000000UL
-#define FLAGS_PATTERN	0xb0000000UL
 #define REG_INIT(i)	(0x5a000000UL | (unsigned long)((i) + 1) << 16 | \
 			 (unsigned long)((i) + 1) * 0x0101UL)
 /* EABI has no old mmap; mmap2 takes the offset in 4k units */
@@ -295,30 +158,7 @@ asm(".text\n"
 /*
  * in/out: [0..12] r0-r12, [13] lr, [14] apsr, [15] sp.
  */
-asm(".text\n"
-	".syntax unified\n"
-	".arm\n"
-	".globl abi_regs_syscall\n"
-	".type abi_regs_syscall, %function\n"
-	".p2align 2\n"
-	"abi_regs_syscall:\n"
-	"	push {r4-r12, lr}\n"
-	"	push {r1}\n"			/* out pointer */
-	"	mov r2, sp\n	str r2, [r0, #60]\n"
-	"	ldr r2, [r0, #56]\n	msr APSR_nzcvq, r2\n"
-	"	ldr lr, [r0, #52]\n"
-	"	ldm r0, {r0-r12}\n"
-	"	svc #0\n"
-	"	push {r0}\n"
-	"	ldr r0, [sp, #4]\n"
-	"	add r0, r0, #4\n	stm r0, {r1-r12}\n	sub r0, r0, #4\n"
-	"	str lr, [r0, #52]\n"
-	"	mrs r2, APSR\n	str r2, [r0, #56]\n"
-	"	pop {r2}\n	str r2, [r0]\n"
-	"	mov r2, sp\n	str r2, [r0, #60]\n"
-	"	add sp, sp, #4\n"
-	"	pop {r4-r12, pc}\n"
-	".size abi_regs_syscall, .-abi_regs_syscall\n");
+REGS_AROUND(abi_regs_syscall, abi_sc_insn, "svc #0");
 
 #else
 #error "unsupported architecture"
@@ -436,7 +276,7 @@ static void test_sigill(void)
 		struct rlimit rl = { 0, 0 };
 
 		setrlimit(RLIMIT_CORE, &rl);
-		alarm(30);
+		ktap_alarm(30);
 		raw_syscall6(0x3fff0000, 0, 0, 0, 0, 0, 0);
 		_exit(0);
 	}
@@ -589,7 +429,7 @@ static int read_interrupted(int flags, struct read_result *r)
 		struct sigaction sa;
 		struct read_result res;
 
-		alarm(30);
+		ktap_alarm(30);
 		close(dp[1]);
 		close(np[0]);
 		close(rp[0]);
@@ -681,7 +521,7 @@ static void test_nanosleep_stop(void)
 		return;
 	pid = fork();
 	if (pid == 0) {
-		alarm(30);
+		ktap_alarm(30);
 		close(rp[0]);
 		r.ret = do_sleep(&r.elapsed);
 		if (write(rp[1], &r, sizeof(r)) != sizeof(r))
@@ -732,7 +572,7 @@ static void test_nanosleep_ptrace(void)
 		long long elapsed;
 		long ret;
 
-		alarm(30);
+		ktap_alarm(30);
 		ptrace(PTRACE_TRACEME, 0, 0, 0);
 		raise(SIGSTOP);
 		ret = do_sleep(&elapsed);
