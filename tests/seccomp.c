@@ -1,25 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * seccomp filter conformance for 64-bit tasks and, built 32-bit, for compat
- * (ia32, AArch32) tasks:
+ * (ia32, AArch32) tasks.  The filters run from the syscall-entry work
+ * (syscall_trace_enter(): generic entry on x86, arch/arm64/kernel/ptrace.c
+ * on arm64), which also carries out their decision: skip the call, set its
+ * return value, roll registers back for a signal, stop for the tracer.
  *  - the arch hook contract: registers -> struct seccomp_data (nr, arch,
- *    instruction_pointer, args[0..5]) as seen through SECCOMP_RET_USER_NOTIF;
+ *    instruction_pointer, args[0..5]) as seen through SECCOMP_RET_USER_NOTIF,
+ *    and as loaded by a BPF filter word by word (both halves of every
+ *    64-bit field, one result per word; compat tasks have zero high halves);
  *  - every action (ALLOW, ERRNO, TRAP, KILL_THREAD, KILL_PROCESS, LOG, TRACE
  *    with and without a tracer, USER_NOTIF incl. CONTINUE and SYNC_WAKE_UP),
- *    cached and BPF-evaluated filters, precedence of stacked filters;
+ *    cached and BPF-evaluated filters;
+ *  - the action cache that lets the entry skip the filters
+ *    (CONFIG_SECCOMP_CACHE_DEBUG's /proc/PID/seccomp_cache): which numbers
+ *    of the native and of the compat bitmap are ALLOW or FILTER;
+ *  - precedence of stacked filters, for every pair of actions in both
+ *    orders, with the whole outcome observed (exit, SIGSYS, errno, ptrace
+ *    seccomp stop and its message, notification); between equal actions the
+ *    newest filter's data;
  *  - ptrace bypass attempts: changing nr or the first argument at the
  *    syscall-entry stop or at a SECCOMP_RET_TRACE stop must not escape a
- *    filter; TSYNC applies to siblings and fails on diverging filters.
- * Every scenario runs in a fresh forked child.
+ *    filter; TSYNC applies to siblings and fails on diverging filters, and
+ *    a TSYNC filter installed while a sibling sits in its syscall-entry
+ *    stop applies to that very call (the entry must test the seccomp work
+ *    flag after the ptrace report, not before it);
+ *  - syscall user dispatch comes first in the entry work: a dispatched call
+ *    never reaches the filters, one let through by the selector or from the
+ *    always-allowed range does (arm64 6.12 has no dispatch: those skip).
+ * Every scenario runs in a fresh forked child, and how each child ended is
+ * checked too.
  */
-#if defined(__i386__) || defined(__arm__)
 #define _GNU_SOURCE	/* pthread_tryjoin_np() */
-#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -106,6 +124,33 @@ static int tracee_set_retval(pid_t pid, long val)
 	return ptrace(PTRACE_SETREGS, pid, 0, &r);
 }
 
+/* A call skipped after syscall_rollback() returns orig_ax: the number. */
+#define ROLLBACK_RET(nr, a0)	(nr)
+
+/* "syscall; ret", copied to a page of its own by stub_map() */
+static const unsigned char stub_code[] = { 0x0f, 0x05, 0xc3 };
+#define STUB_AFTER_SYSCALL	2
+
+static __attribute__((noinline, noclone))
+long stub_syscall6(const void *stub, long nr, long a0, long a1, long a2,
+		   long a3, long a4, long a5)
+{
+	register long r10 __asm__("r10") = a3;
+	register long r8 __asm__("r8") = a4;
+	register long r9 __asm__("r9") = a5;
+	long ret;
+
+	/* the call's return address must not land in the red zone */
+	__asm__ volatile("lea -128(%%rsp), %%rsp\n\t"
+			 "call *%[fn]\n\t"
+			 "lea 128(%%rsp), %%rsp\n\t"
+			 : "=a"(ret)
+			 : [fn] "r"(stub), "0"(nr), "D"(a0), "S"(a1), "d"(a2),
+			   "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
 #elif defined(__aarch64__)
 #define TEST_AUDIT_ARCH AUDIT_ARCH_AARCH64
 
@@ -158,6 +203,33 @@ static int tracee_set_arg0(pid_t pid, long val)
 static int tracee_set_retval(pid_t pid, long val)
 {
 	return tracee_set_x0(pid, val);
+}
+
+/* A call skipped after syscall_rollback() returns orig_x0: the first arg. */
+#define ROLLBACK_RET(nr, a0)	(a0)
+
+/* "svc #0; ret", copied to a page of its own by stub_map() */
+static const uint32_t stub_code[] = { 0xd4000001, 0xd65f03c0 };
+#define STUB_AFTER_SYSCALL	4
+
+static __attribute__((noinline, noclone))
+long stub_syscall6(const void *stub, long nr, long a0, long a1, long a2,
+		   long a3, long a4, long a5)
+{
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a0;
+	register long x1 __asm__("x1") = a1;
+	register long x2 __asm__("x2") = a2;
+	register long x3 __asm__("x3") = a3;
+	register long x4 __asm__("x4") = a4;
+	register long x5 __asm__("x5") = a5;
+
+	__asm__ volatile("blr %[fn]\n\t"
+			 : "+r"(x0)
+			 : [fn] "r"(stub), "r"(x8), "r"(x1), "r"(x2), "r"(x3),
+			   "r"(x4), "r"(x5)
+			 : "x30", "memory");
+	return x0;
 }
 
 #elif defined(__i386__)
@@ -214,6 +286,9 @@ static int tracee_set_retval(pid_t pid, long val)
 	return ptrace(PTRACE_SETREGS, pid, 0, &r);
 }
 
+/* A call skipped after syscall_rollback() returns orig_ax: the number. */
+#define ROLLBACK_RET(nr, a0)	(nr)
+
 #elif defined(__arm__)
 /* AArch32 EABI on a 64-bit kernel: svc #0, nr in r7, args r0-r5 */
 #define TEST_AUDIT_ARCH AUDIT_ARCH_ARM
@@ -269,8 +344,45 @@ static int tracee_set_retval(pid_t pid, long val)
 	return ptrace(PTRACE_SETREGS, pid, 0, &r);
 }
 
+/* A call skipped after syscall_rollback() returns orig_x0 (r0): arg 0. */
+#define ROLLBACK_RET(nr, a0)	(a0)
+
 #else
 #error "seccomp.c: unsupported architecture"
+#endif
+
+/*
+ * The kernel's own seccomp arches, whatever this program's: the action
+ * cache and /proc/PID/seccomp_cache have a native and a compat bitmap.
+ * getpid, getppid and gettid in each table.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+#define KNATIVE_ARCH	AUDIT_ARCH_X86_64
+#define KNATIVE_NAME	"x86_64"
+#define KNATIVE_GETPID	39
+#define KNATIVE_GETPPID	110
+#define KNATIVE_GETTID	186
+#define KCOMPAT_ARCH	AUDIT_ARCH_I386
+#define KCOMPAT_NAME	"ia32"
+#else
+#define KNATIVE_ARCH	AUDIT_ARCH_AARCH64
+#define KNATIVE_NAME	"aarch64"
+#define KNATIVE_GETPID	172
+#define KNATIVE_GETPPID	173
+#define KNATIVE_GETTID	178
+#define KCOMPAT_ARCH	AUDIT_ARCH_ARM
+#define KCOMPAT_NAME	"arm"
+#endif
+/* the same numbers in i386 and arm EABI */
+#define KCOMPAT_GETPID	20
+#define KCOMPAT_GETPPID	64
+#define KCOMPAT_GETTID	224
+#ifdef TEST_32BIT
+_Static_assert(__NR_getpid == KCOMPAT_GETPID && __NR_getppid == KCOMPAT_GETPPID &&
+	       __NR_gettid == KCOMPAT_GETTID, "compat syscall numbers");
+#else
+_Static_assert(__NR_getpid == KNATIVE_GETPID && __NR_getppid == KNATIVE_GETPPID &&
+	       __NR_gettid == KNATIVE_GETTID, "native syscall numbers");
 #endif
 
 #define sc0(nr)		raw_syscall6((nr), 0, 0, 0, 0, 0, 0)
@@ -352,8 +464,9 @@ static int install_allow_all(void)
 
 /* Results written by children, read by the parent after waitpid(). */
 struct shared {
-	long v[16];
+	long v[32];
 	struct seccomp_notif notif;
+	char cache[3][32768];	/* /proc/self/seccomp_cache snapshots */
 };
 static struct shared *sh;
 static pid_t test_pid;		/* pid of the test program itself */
@@ -374,7 +487,7 @@ static void child_setup(void)
 	struct rlimit rl = { 0, 0 };
 
 	setrlimit(RLIMIT_CORE, &rl);
-	alarm(15);
+	ktap_alarm(15);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		_exit(90);
 }
@@ -397,11 +510,36 @@ static int run_child(void (*fn)(void))
 	return st;
 }
 
-static int exited0(int st)
+/*
+ * How a child ended, as ktap_wait() encodes it: exit status (>= 0) or
+ * -signal; 1000 for anything else (no child, still stopped).
+ */
+static int end_code(int st)
 {
-	if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
-		printf("# child wait status %#x\n", st);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	if (st == -1)
+		return 1000;
+	return WIFEXITED(st) ? WEXITSTATUS(st) :
+	       WIFSIGNALED(st) ? -WTERMSIG(st) : 1000;
+}
+
+/*
+ * The check of a child's end for a wait status already collected (by
+ * run_child() or a tracer loop), worded like ktap_wait(): a child that
+ * writes its results and then crashes fails here.
+ */
+static int check_end(int st, int want, const char *what)
+{
+	int got = end_code(st);
+
+	if (got != want)
+		printf("# %s: child ended with %d (wait status %#x), expected %d\n",
+		       what, got, st, want);
+	return ktap_check(got == want, "%s: child ended as expected", what);
+}
+
+static int exited0(int st, const char *what)
+{
+	return check_end(st, 0, what);
 }
 
 static int killed_by(int st)
@@ -499,7 +637,7 @@ static void test_notif(void)
 
 	/* The contract: what the kernel read from the registers. */
 	st = run_notif(4242, 0, 0, 0);
-	exited0(st);
+	exited0(st, "user_notif round trip");
 	ktap_eq(sh->v[1], 0, "user_notif recv succeeds");
 	ktap_eq(sh->notif.data.nr, __NR_getppid, "seccomp_data nr matches the syscall register");
 	ktap_eq(sh->notif.data.arch, TEST_AUDIT_ARCH, "seccomp_data arch is the native audit arch");
@@ -518,15 +656,15 @@ static void test_notif(void)
 	ktap_eq(sh->v[3], 4242, "user_notif reply value is the syscall result");
 
 	st = run_notif(0, -EXDEV, 0, 0);
-	exited0(st);
+	exited0(st, "user_notif reply error");
 	ktap_eq(sh->v[3], -EXDEV, "user_notif reply error is the syscall result");
 
 	st = run_notif(0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE, 0);
-	exited0(st);
+	exited0(st, "user_notif continue");
 	ktap_eq(sh->v[3], test_pid, "user_notif continue runs the syscall");
 
 	st = run_notif(777, 0, 0, 1);
-	exited0(st);
+	exited0(st, "user_notif sync_wake_up");
 	if (sh->v[4] && (sh->v[5] == EINVAL || sh->v[5] == ENOTTY)) {
 		ktap_skip("unsupported on this kernel", "user_notif set_flags sync_wake_up accepted");
 		ktap_skip("unsupported on this kernel", "user_notif round trip with sync_wake_up");
@@ -535,7 +673,7 @@ static void test_notif(void)
 		ktap_eq(sh->v[3], 777, "user_notif round trip with sync_wake_up");
 	}
 }
-#define NOTIF_RESULTS 17
+#define NOTIF_RESULTS 21
 
 /* ---- 2. actions ------------------------------------------------------- */
 
@@ -730,17 +868,17 @@ static void test_actions(void)
 	int st;
 
 	st = run_child(allow_child);
-	exited0(st);
+	exited0(st, "ret_allow");
 	ktap_eq(sh->v[0], test_pid, "ret_allow runs the syscall");
 
 	st = run_child(errno_child);
-	exited0(st);
+	exited0(st, "ret_errno");
 	ktap_eq(sh->v[0], -1, "ret_errno syscall returns -1");
 	ktap_eq(sh->v[1], E2BIG, "ret_errno sets the filter's errno");
 	ktap_eq(sh->v[2], -4095, "ret_errno data is capped at max_errno");
 
 	st = run_child(trap_child);
-	exited0(st);
+	exited0(st, "ret_trap");
 	ktap_eq(sh->v[7], 1, "ret_trap delivers one sigsys");
 	ktap_eq(sh->v[2], 1 /* SYS_SECCOMP */, "ret_trap si_code is sys_seccomp");
 	ktap_eq(sh->v[3], __NR_getppid, "ret_trap si_syscall");
@@ -754,7 +892,7 @@ static void test_actions(void)
 	ktap_eq(killed_by(st), SIGSYS, "ret_kill_thread single thread dies by sigsys");
 
 	st = run_child(kill_thread_multi_child);
-	exited0(st);
+	exited0(st, "ret_kill_thread multi thread");
 	ktap_eq(sh->v[0] * 10 + sh->v[1], 10, "ret_kill_thread kills only the calling thread");
 	ktap_eq(sh->v[2], 1, "ret_kill_thread leaves the other thread running");
 	ktap_eq(sh->v[3], test_pid, "ret_kill_thread other thread is unfiltered");
@@ -765,15 +903,15 @@ static void test_actions(void)
 		"ret_kill_process nothing runs after the call");
 
 	st = run_child(log_child);
-	exited0(st);
+	exited0(st, "ret_log");
 	ktap_eq(sh->v[0], test_pid, "ret_log runs the syscall");
 
 	st = run_child(trace_notracer_child);
-	exited0(st);
+	exited0(st, "ret_trace without tracer");
 	ktap_eq(sh->v[0], -ENOSYS, "ret_trace without tracer returns enosys");
 
 	st = run_child(cache_child);
-	exited0(st);
+	exited0(st, "action cache");
 	ktap_eq(sh->v[0], test_pid, "cached allow-all filter allows");
 	ktap_eq(sh->v[1], test_pid, "cached allow-all filter allows again");
 	ktap_eq(sh->v[2], test_pid, "arg filter allows the allowed arg");
@@ -788,21 +926,394 @@ static void test_actions(void)
 	ktap_eq(sh->v[6], sh->v[7], "arg filter leaves other syscalls alone");
 
 	st = run_child(prec_allow_errno_child);
-	exited0(st);
+	exited0(st, "stacked errno then allow");
 	ktap_eq(sh->v[0], -EPERM, "stacked errno then allow gives errno");
 	st = run_child(prec_errno_allow_child);
-	exited0(st);
+	exited0(st, "stacked allow then errno");
 	ktap_eq(sh->v[0], -EPERM, "stacked allow then errno gives errno");
 	st = run_child(prec_errno_errno_child);
-	exited0(st);
+	exited0(st, "stacked equal actions");
 	ktap_eq(sh->v[0], -EACCES, "stacked equal actions newest filter data wins");
 	st = run_child(prec_kill_errno_child);
 	ktap_eq(killed_by(st), SIGSYS, "stacked kill then errno gives kill");
 	st = run_child(prec_errno_trace_child);
-	exited0(st);
+	exited0(st, "stacked errno then trace");
 	ktap_eq(sh->v[0], -ENOEXEC, "stacked errno then trace gives errno");
 }
-#define ACTION_RESULTS 31
+#define ACTION_RESULTS 42
+
+/* ---- 2b. every seccomp_data field, decided on by a filter ------------ */
+
+/*
+ * One filter loads every 32-bit word of struct seccomp_data of a getppid
+ * call and sets a bit per word that is not the expected value; it returns
+ * TRAP with FIELD_SEEN | bits, which comes back as the SIGSYS si_errno.
+ * The call is made from a syscall instruction at a known address: on
+ * 64-bit a copy on a page mapped high, so that both halves of
+ * instruction_pointer are set.  Compat tasks have zero high halves.
+ */
+#define FIELD_SEEN	0x8000
+#define NR_FIELDS	15
+
+#ifndef TEST_32BIT
+static const long field_args[6] = {
+	(long)0x8a0b0c0d10203040ULL, 0x1a1b1c1d90a0b0c0LL,
+	(long)0xf2e2d2c2b2a29282ULL, 0x0303030373737373LL,
+	(long)0x84858687c4c5c6c7ULL, 0x15253545d5e5f505LL,
+};
+#else
+static const long field_args[6] = {
+	(long)0x8a0b0c0dUL, (long)0x90a0b0c0UL, (long)0xf2e2d2c2UL,
+	0x73737373L, (long)0xc4c5c6c7UL, (long)0xd5e5f505UL,
+};
+#endif
+
+static struct {
+	unsigned int off;
+	uint32_t want;
+	char name[48];
+} fields[NR_FIELDS];
+
+static uint64_t field_ip;	/* instruction_pointer of the call */
+#ifndef TEST_32BIT
+static const void *field_stub;	/* the copy of the syscall insn */
+#endif
+
+static void add_field(int k, unsigned int off, uint32_t want, const char *name)
+{
+	fields[k].off = off;
+	fields[k].want = want;
+	snprintf(fields[k].name, sizeof(fields[k].name), "%s", name);
+}
+
+static int fields_init(void)
+{
+	unsigned int ip = offsetof(struct seccomp_data, instruction_pointer);
+	unsigned int args = offsetof(struct seccomp_data, args);
+	char name[48];
+	int i;
+
+#ifndef TEST_32BIT
+	/* a hint, not MAP_FIXED: any address above 4 GiB will do */
+	char *p = mmap((void *)0x5eedc0de0000UL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	memcpy(p, stub_code, sizeof(stub_code));
+	__builtin___clear_cache(p, p + sizeof(stub_code));
+	if (mprotect(p, 4096, PROT_READ | PROT_EXEC))
+		return -1;
+	field_stub = p;
+	field_ip = (uintptr_t)p + STUB_AFTER_SYSCALL;
+#else
+	field_ip = (uintptr_t)seccomp_after_syscall_insn;
+#endif
+	/* little-endian everywhere here: the low half comes first */
+	add_field(0, offsetof(struct seccomp_data, arch), TEST_AUDIT_ARCH, "arch");
+	add_field(1, ip, (uint32_t)field_ip, "instruction_pointer low half");
+	add_field(2, ip + 4, (uint32_t)(field_ip >> 32),
+		  "instruction_pointer high half");
+	for (i = 0; i < 6; i++) {
+		uint64_t a = (unsigned long)field_args[i];
+
+		snprintf(name, sizeof(name), "args %d low half", i);
+		add_field(3 + 2 * i, args + 8 * i, (uint32_t)a, name);
+		snprintf(name, sizeof(name), "args %d high half", i);
+		add_field(4 + 2 * i, args + 8 * i + 4, (uint32_t)(a >> 32), name);
+	}
+	return 0;
+}
+
+static int install_field_filter(void)
+{
+	struct sock_filter f[8 + 5 * NR_FIELDS];
+	struct sock_fprog prog;
+	int i, k = 0;
+
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, nr));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			__NR_getppid, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	/* M[0]: the bits of the words that differ */
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_IMM, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_ST, 0);
+	for (i = 0; i < NR_FIELDS; i++) {
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				fields[i].off);
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				fields[i].want, 3, 0);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_MEM, 0);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_OR | BPF_K,
+				1u << i);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_ST, 0);
+	}
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_MEM, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_OR | BPF_K,
+			SECCOMP_RET_TRAP | FIELD_SEEN);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_A, 0);
+	prog.len = k;
+	prog.filter = f;
+	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+static void field_child(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigsys_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSYS, &sa, NULL);
+	if (install_field_filter())
+		_exit(2);
+#ifndef TEST_32BIT
+	stub_syscall6(field_stub, __NR_getppid, field_args[0], field_args[1],
+		      field_args[2], field_args[3], field_args[4], field_args[5]);
+#else
+	raw_syscall6(__NR_getppid, field_args[0], field_args[1], field_args[2],
+		     field_args[3], field_args[4], field_args[5]);
+#endif
+}
+
+static void test_fields(void)
+{
+	int st, i;
+
+	if (fields_init())
+		printf("# mapping the syscall stub failed: errno %d\n", errno);
+	printf("# seccomp_data call: instruction_pointer %#llx\n",
+	       (unsigned long long)field_ip);
+	st = run_child(field_child);
+	exited0(st, "seccomp_data fields");
+	ktap_eq(sh->v[7], 1, "filter on seccomp_data nr takes the call once");
+	if (sh->v[6] & ~FIELD_SEEN)
+		printf("# words that differ: mask %#lx (bit n = field n)\n",
+		       sh->v[6] & ~FIELD_SEEN);
+	for (i = 0; i < NR_FIELDS; i++) {
+		if (sh->v[6] & (1 << i))
+			printf("# %s: expected %#x\n", fields[i].name, fields[i].want);
+		ktap_eq(sh->v[6] & (FIELD_SEEN | (1 << i)), FIELD_SEEN,
+			"filter sees the expected seccomp_data %s", fields[i].name);
+	}
+}
+#define FIELD_RESULTS (2 + NR_FIELDS)
+
+/* ---- 2c. the action cache: /proc/PID/seccomp_cache -------------------- */
+
+/*
+ * CONFIG_SECCOMP_CACHE_DEBUG prints the newest filter's action cache: one
+ * "ARCH NR ALLOW|FILTER" line per syscall number, the native arch's
+ * bitmap then the compat one.  A number is ALLOW when the filters give
+ * ALLOW from nr and arch alone; reading args (or any other action) is
+ * FILTER.  The filter has a block per kernel arch:
+ *   getpid ALLOW, gettid ERRNO, getppid ERRNO when args[0] is ARG_V,
+ *   anything else ALLOW; an unknown arch is KILL_PROCESS.
+ */
+static void cache_block(struct sock_filter *f, int *k, unsigned int arch,
+			int allow_nr, int arg_nr, int deny_nr)
+{
+	int i = *k;
+
+	/* A holds the arch on entry; the block ends with a RET */
+	f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 0, 10);
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, nr));
+	f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, allow_nr, 0, 1);
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, deny_nr, 0, 1);
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+			SECCOMP_RET_ERRNO | EPERM);
+	f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arg_nr, 0, 3);
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO);
+	f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			(uint32_t)ARG_V, 0, 1);
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+			SECCOMP_RET_ERRNO | EACCES);
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	*k = i;
+}
+
+static int install_cache_filter(void)
+{
+	struct sock_filter f[32];
+	struct sock_fprog prog;
+	int k = 0;
+
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, arch));
+	cache_block(f, &k, KNATIVE_ARCH, KNATIVE_GETPID, KNATIVE_GETPPID,
+		    KNATIVE_GETTID);
+	cache_block(f, &k, KCOMPAT_ARCH, KCOMPAT_GETPID, KCOMPAT_GETPPID,
+		    KCOMPAT_GETTID);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+			SECCOMP_RET_KILL_PROCESS);
+	prog.len = k;
+	prog.filter = f;
+	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+/* A filter that denies the kernel-native getpid only. */
+static int install_native_getpid_filter(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KNATIVE_ARCH, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KNATIVE_GETPID, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+/* Snapshot i of /proc/self/seccomp_cache; v[10 + i] = bytes or -errno. */
+static void cache_read(int i)
+{
+	size_t n = 0;
+	ssize_t r = 0;
+	int fd = open("/proc/self/seccomp_cache", O_RDONLY);
+
+	if (fd < 0) {
+		sh->v[10 + i] = -errno;
+		return;
+	}
+	while (n < sizeof(sh->cache[i]) - 1 &&
+	       (r = read(fd, sh->cache[i] + n, sizeof(sh->cache[i]) - 1 - n)) > 0)
+		n += r;
+	sh->v[10 + i] = r < 0 ? -errno : (long)n;
+	close(fd);
+}
+
+static void cache_debug_child(void)
+{
+	if (install_cache_filter())
+		_exit(2);
+	cache_read(0);
+	/* stacked: the cache can only lose ALLOW bits */
+	if (install_allow_all())
+		_exit(3);
+	cache_read(1);
+	if (install_native_getpid_filter())
+		_exit(4);
+	cache_read(2);
+}
+
+struct cache_sect {
+	int lines;		/* lines of this arch */
+	int in_order;		/* numbered 0, 1, 2, ... */
+	int status[2];		/* of the two looked-up nrs: 1 ALLOW, 0 FILTER, -1 missing */
+};
+
+/* Parse one snapshot for arch name; returns the number of lines in all. */
+static int cache_parse(const char *buf, const char *arch, int nr0, int nr1,
+		       struct cache_sect *s)
+{
+	const char *p = buf;
+	int total = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->in_order = 1;
+	s->status[0] = s->status[1] = -1;
+	while (*p) {
+		char name[16], status[16];
+		int nr, st;
+
+		if (sscanf(p, "%15s %d %15s", name, &nr, status) != 3) {
+			s->in_order = 0;
+			break;
+		}
+		total++;
+		st = !strcmp(status, "ALLOW") ? 1 : !strcmp(status, "FILTER") ? 0 : -2;
+		if (!strcmp(name, arch)) {
+			if (nr != s->lines || st < 0)
+				s->in_order = 0;
+			s->lines++;
+			if (nr == nr0)
+				s->status[0] = st;
+			if (nr == nr1)
+				s->status[1] = st;
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return total;
+}
+
+#define CACHE_SECT_RESULTS 5
+static const char *const cache_sect_names[] = {
+	"lists every nr once in order",
+	"explicitly allowed getpid is ALLOW",
+	"arg-checked getppid is FILTER",
+	"denied gettid is FILTER",
+	"nr of a rule for the other arch only is ALLOW",
+};
+
+static void cache_check_sect(const char *buf, const char *arch, const char *sect,
+			     const int nrs[3], int other_nr)
+{
+	struct cache_sect a, b;
+
+	cache_parse(buf, arch, nrs[0], nrs[1], &a);
+	cache_parse(buf, arch, nrs[2], other_nr, &b);
+	if (!a.in_order || a.lines <= nrs[2] || a.lines <= other_nr)
+		printf("# %s section: %d lines, in order %d\n", arch, a.lines, a.in_order);
+	ktap_check(a.in_order && a.lines > nrs[2] && a.lines > other_nr,
+		   "seccomp_cache %s section %s", sect, cache_sect_names[0]);
+	ktap_eq(a.status[0], 1, "seccomp_cache %s %s", sect, cache_sect_names[1]);
+	ktap_eq(a.status[1], 0, "seccomp_cache %s %s", sect, cache_sect_names[2]);
+	ktap_eq(b.status[0], 0, "seccomp_cache %s %s", sect, cache_sect_names[3]);
+	ktap_eq(b.status[1], 1, "seccomp_cache %s %s", sect, cache_sect_names[4]);
+}
+
+static void test_cache_debug(void)
+{
+	static const int native[3] = { KNATIVE_GETPID, KNATIVE_GETPPID, KNATIVE_GETTID };
+	static const int compat[3] = { KCOMPAT_GETPID, KCOMPAT_GETPPID, KCOMPAT_GETTID };
+	struct cache_sect n, c;
+	int st, total, i;
+
+	st = run_child(cache_debug_child);
+	exited0(st, "seccomp_cache");
+	if (sh->v[10] == -ENOENT) {
+		const char *why = "needs CONFIG_SECCOMP_CACHE_DEBUG";
+
+		ktap_skip(why, "seccomp_cache can be read");
+		ktap_skip(why, "seccomp_cache has only native and compat lines");
+		for (i = 0; i < CACHE_SECT_RESULTS; i++)
+			ktap_skip(why, "seccomp_cache native %s%s", i ? "" : "section ",
+				  cache_sect_names[i]);
+		for (i = 0; i < CACHE_SECT_RESULTS; i++)
+			ktap_skip(why, "seccomp_cache compat %s%s", i ? "" : "section ",
+				  cache_sect_names[i]);
+		ktap_skip(why, "seccomp_cache unchanged by a stacked allow-all filter");
+		ktap_skip(why, "seccomp_cache stacked filter turns native getpid to FILTER");
+		ktap_skip(why, "seccomp_cache stacked native-only filter leaves compat getpid ALLOW");
+		return;
+	}
+	ktap_check(sh->v[10] > 0 && sh->v[11] > 0 && sh->v[12] > 0 &&
+		   sh->v[10] < (long)sizeof(sh->cache[0]) - 1,
+		   "seccomp_cache can be read");
+	total = cache_parse(sh->cache[0], KNATIVE_NAME, 0, 0, &n);
+	cache_parse(sh->cache[0], KCOMPAT_NAME, 0, 0, &c);
+	ktap_eq(total, n.lines + c.lines, "seccomp_cache has only native and compat lines");
+	cache_check_sect(sh->cache[0], KNATIVE_NAME, "native", native, KCOMPAT_GETPPID);
+	cache_check_sect(sh->cache[0], KCOMPAT_NAME, "compat", compat, KNATIVE_GETPPID);
+	ktap_eq(strcmp(sh->cache[0], sh->cache[1]), 0,
+		"seccomp_cache unchanged by a stacked allow-all filter");
+	cache_parse(sh->cache[2], KNATIVE_NAME, KNATIVE_GETPID, KNATIVE_GETPPID, &n);
+	cache_parse(sh->cache[2], KCOMPAT_NAME, KCOMPAT_GETPID, KCOMPAT_GETPPID, &c);
+	ktap_eq(n.status[0] * 10 + n.status[1], 0,
+		"seccomp_cache stacked filter turns native getpid to FILTER");
+	ktap_eq(c.status[0] * 10 + c.status[1], 10,
+		"seccomp_cache stacked native-only filter leaves compat getpid ALLOW");
+}
+#define CACHE_RESULTS (6 + 2 * CACHE_SECT_RESULTS)
 
 /* ---- tracer ----------------------------------------------------------- */
 
@@ -924,7 +1435,7 @@ static void test_trace(void)
 	p.act = ACT_SKIP;
 	p.val = 31337;
 	st = run_traced(trace_child, &p);
-	exited0(st);
+	exited0(st, "ret_trace skip");
 	ktap_eq(p.hits, 1, "ret_trace stops the tracee once");
 	ktap_eq(p.msg, 0x4d2, "ret_trace eventmsg is the filter data");
 	ktap_eq(p.act_err, 0, "ret_trace tracer register writes succeed");
@@ -940,14 +1451,14 @@ static void test_trace(void)
 	p.act = ACT_SET_NR;
 	p.val = __NR_getpid;
 	st = run_traced(trace_child, &p);
-	exited0(st);
+	exited0(st, "ret_trace rewrite");
 	ktap_eq(p.hits * 100 + p.act_err, 100, "ret_trace rewrite stop seen and applied");
 	ktap_eq(sh->v[0], sh->v[1], "ret_trace tracer rewrites to another syscall");
 }
 #ifdef TEST_32BIT
-#define TRACE_RESULTS 7
+#define TRACE_RESULTS 9
 #else
-#define TRACE_RESULTS 6
+#define TRACE_RESULTS 8
 #endif
 
 /* ---- 3. bypass attempts ------------------------------------------------ */
@@ -1089,7 +1600,7 @@ static void test_bypass(void)
 	p.act = ACT_SET_ARG0;
 	p.val = ARG_V;
 	st = run_traced(bypass_arg_child, &p);
-	exited0(st);
+	exited0(st, "entry stop arg0 change");
 	ktap_eq(p.hits * 100 + p.act_err, 100, "entry stop arg0 change applied");
 	ktap_eq(sh->v[0], -EPERM, "entry stop arg0 change to denied value gets errno");
 	ktap_eq(sh->v[1], -EPERM, "denied arg0 without tracer change gets errno");
@@ -1101,7 +1612,7 @@ static void test_bypass(void)
 	p.act = ACT_SET_NR;
 	p.val = __NR_getppid;
 	st = run_traced(bypass_trace_nr_child, &p);
-	exited0(st);
+	exited0(st, "trace stop nr change");
 	ktap_eq(p.hits * 100 + p.act_err, 100, "trace stop nr change applied");
 	ktap_eq(sh->v[0], -EPERM, "trace stop nr change to denied nr gets errno");
 
@@ -1111,25 +1622,549 @@ static void test_bypass(void)
 	p.act = ACT_SET_ARG0;
 	p.val = ARG_V;
 	st = run_traced(bypass_trace_arg_child, &p);
-	exited0(st);
+	exited0(st, "trace stop arg0 change");
 	ktap_eq(p.hits * 100 + p.act_err, 100, "trace stop arg0 change applied");
 	ktap_eq(sh->v[0], -EPERM, "trace stop arg0 change to denied value gets errno");
 
 	/* d: TSYNC. */
 	st = run_child(tsync_child);
-	exited0(st);
+	exited0(st, "tsync");
 	ktap_eq(sh->v[0], 0, "tsync install succeeds");
 	ktap_eq(sh->v[2], -EPERM, "tsync filter applies to the caller");
 	ktap_eq(sh->v[1], -EPERM, "tsync filter applies to a sibling thread");
 
 	st = run_child(tsync_diverge_child);
-	exited0(st);
+	exited0(st, "tsync diverging filters");
 	ktap_eq(sh->v[6], 0, "tsync sibling installs its own filter");
 	ktap_eq(sh->v[0], sh->v[5], "tsync fails with the diverging thread's tid");
 	ktap_eq(sh->v[2], test_pid, "failed tsync leaves the caller unfiltered");
 	ktap_eq(sh->v[1], test_pid, "failed tsync does not reach the sibling");
 }
-#define BYPASS_RESULTS 18
+#define BYPASS_RESULTS 23
+
+/* ---- 4. precedence of stacked filters: every pair of actions --------- */
+
+/*
+ * Two filters on getppid, installed by a worker thread for itself only,
+ * in both orders: the action of higher precedence wins, and between equal
+ * actions the data of the newest filter.  The child is traced (seccomp
+ * events, clones), its main thread is the user-notification supervisor
+ * and sees whether the worker thread survives, so every outcome is seen
+ * in full: how the process and the worker thread ended, the
+ * PTRACE_EVENT_SECCOMP stops and their event message, the SIGSYS and its
+ * si_code and si_errno, the notifications and the call's return value.
+ */
+enum {
+	PK_KILL_PROCESS, PK_KILL_THREAD, PK_TRAP, PK_ERRNO, PK_USER_NOTIF,
+	PK_TRACE, PK_LOG, PK_ALLOW, PK_NR
+};
+
+/* Highest precedence first: the order that seccomp(2) documents. */
+static const struct {
+	const char *name;
+	unsigned int action;
+	int has_data;		/* the data reaches the task or the tracer */
+} pact[PK_NR] = {
+	{ "kill_process", SECCOMP_RET_KILL_PROCESS, 0 },
+	{ "kill_thread", SECCOMP_RET_KILL_THREAD, 0 },
+	{ "trap", SECCOMP_RET_TRAP, 1 },
+	{ "errno", SECCOMP_RET_ERRNO, 1 },
+	{ "user_notif", SECCOMP_RET_USER_NOTIF, 0 },
+	{ "trace", SECCOMP_RET_TRACE, 1 },
+	{ "log", SECCOMP_RET_LOG, 0 },
+	{ "allow", SECCOMP_RET_ALLOW, 0 },
+};
+
+#define PDATA_OLD	EDOM	/* data of the first filter installed */
+#define PDATA_NEW	ERANGE	/* data of the second */
+#define NOTIF_REPLY	4243
+
+struct pcase {
+	int act[2];		/* in the order of installation */
+	int data[2];
+	int listener;		/* 1 or 2: that filter has the listener */
+};
+
+struct pout {
+	int proc, thread;	/* end_code() of the process and the worker */
+	int stops;
+	unsigned long msg;
+	int returned;
+	long ret;
+	int sigsys, code, si_errno;
+	int notifs;
+};
+
+static struct pcase pcur;
+static int plistener = -1;
+/*
+ * The tracer tells the main thread that it has collected the worker's
+ * end: until then the main thread must not exit, or the wait status of
+ * the worker would be the group's exit code rather than its own.
+ */
+static int preaped[2];
+
+static void *prec_worker(void *arg)
+{
+	int i, fd;
+
+	(void)arg;
+	for (i = 0; i < 2; i++) {
+		struct rule r = { .nr = __NR_getppid,
+				  .action = pact[pcur.act[i]].action | pcur.data[i] };
+
+		fd = install_rules(&r, 1, SECCOMP_RET_ALLOW,
+				   pcur.listener == i + 1 ?
+				   SECCOMP_FILTER_FLAG_NEW_LISTENER : 0);
+		if (fd < 0) {
+			sh->v[9] = -1 - i;
+			return NULL;
+		}
+		if (pcur.listener == i + 1)
+			__atomic_store_n(&plistener, fd, __ATOMIC_RELEASE);
+	}
+	sh->v[0] = sc1(__NR_getppid, MARK);
+	sh->v[8] = 1;
+	return NULL;
+}
+
+static void prec_child(void)
+{
+	struct sigaction sa;
+	pthread_t t;
+	char c;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigsys_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSYS, &sa, NULL);
+	if (pthread_create(&t, NULL, prec_worker, NULL))
+		_exit(3);
+	if (!pcur.listener)
+		join_thread(t);
+	else while (pthread_tryjoin_np(t, NULL) == EBUSY) {
+		int fd = __atomic_load_n(&plistener, __ATOMIC_ACQUIRE);
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct seccomp_notif n;
+		struct seccomp_notif_resp resp;
+
+		if (fd < 0) {
+			usleep(1000);
+			continue;
+		}
+		if (poll(&pfd, 1, 1) <= 0 || !(pfd.revents & POLLIN))
+			continue;
+		memset(&n, 0, sizeof(n));
+		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &n))
+			continue;
+		memset(&resp, 0, sizeof(resp));
+		resp.id = n.id;
+		resp.val = NOTIF_REPLY;
+		if (!ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp))
+			sh->v[10]++;
+	}
+	if (read(preaped[0], &c, 1) != 1)
+		_exit(5);
+	if (sh->v[9])
+		_exit(4);
+}
+
+static void run_prec(const struct pcase *c, struct pout *o)
+{
+	int st, first = 1;
+	pid_t pid, w;
+
+	memset(sh, 0, sizeof(*sh));
+	memset(o, 0, sizeof(*o));
+	o->proc = o->thread = 1000;
+	pcur = *c;
+	plistener = -1;
+	if (pipe(preaped))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		child_setup();
+		traced_child_start();
+		prec_child();
+		_exit(0);
+	}
+	while (pid > 0 && (w = waitpid(-1, &st, __WALL)) > 0) {
+		int sig = 0, event = (unsigned int)st >> 16;
+
+		if (!WIFSTOPPED(st)) {
+			if (w == pid) {
+				o->proc = end_code(st);
+				break;
+			}
+			/* the worker; 2000: more than one other thread */
+			o->thread = o->thread == 1000 ? end_code(st) : 2000;
+			if (write(preaped[1], "r", 1) != 1)
+				o->thread = 3000;
+			continue;
+		}
+		if (first && w == pid) {
+			first = 0;
+			ptrace(PTRACE_SETOPTIONS, pid, 0,
+			       PTRACE_O_TRACESECCOMP | PTRACE_O_TRACECLONE |
+			       PTRACE_O_EXITKILL);
+		} else if (event == PTRACE_EVENT_SECCOMP) {
+			o->stops++;
+			ptrace(PTRACE_GETEVENTMSG, w, 0, &o->msg);
+		} else if (!event && WSTOPSIG(st) != SIGSTOP &&
+			   WSTOPSIG(st) != SIGTRAP) {
+			sig = WSTOPSIG(st);	/* the TRAP's SIGSYS */
+		}
+		ptrace(PTRACE_CONT, w, 0, sig);
+	}
+	/* the parent keeps both ends until here: no SIGPIPE */
+	close(preaped[0]);
+	close(preaped[1]);
+	o->returned = sh->v[8];
+	o->ret = sh->v[8] ? sh->v[0] : 0;
+	o->sigsys = sh->v[7];
+	o->code = sh->v[2];
+	o->si_errno = sh->v[6];
+	o->notifs = sh->v[10];
+}
+
+/* The outcome of the winning filter's action. */
+static void prec_expect(const struct pcase *c, struct pout *e)
+{
+	/* lower index, higher precedence; a tie goes to the newer filter */
+	int w = c->act[0] < c->act[1] ? 0 : 1;
+	int d = c->data[w];
+
+	memset(e, 0, sizeof(*e));
+	e->returned = 1;
+	switch (c->act[w]) {
+	case PK_KILL_PROCESS:
+		e->proc = -SIGSYS;
+		e->thread = -SIGSYS;
+		e->returned = 0;
+		break;
+	case PK_KILL_THREAD:
+		e->thread = -SIGSYS;
+		e->returned = 0;
+		break;
+	case PK_TRAP:
+		e->sigsys = 1;
+		e->code = 1;	/* SYS_SECCOMP */
+		e->si_errno = d;
+		e->ret = ROLLBACK_RET(__NR_getppid, (long)MARK);
+		break;
+	case PK_ERRNO:
+		e->ret = -d;
+		break;
+	case PK_USER_NOTIF:
+		if (c->listener == w + 1) {
+			e->notifs = 1;
+			e->ret = NOTIF_REPLY;
+		} else {
+			e->ret = -ENOSYS;	/* no listener on the winner */
+		}
+		break;
+	case PK_TRACE:
+		e->stops = 1;
+		e->msg = d;
+		e->ret = test_pid;	/* the tracer lets it run */
+		break;
+	default:	/* LOG, ALLOW */
+		e->ret = test_pid;
+		break;
+	}
+}
+
+static void pout_str(const struct pout *o, char *buf, size_t len)
+{
+	char ret[40];
+
+	if (o->returned)
+		snprintf(ret, sizeof(ret), "returned %ld", o->ret);
+	else
+		snprintf(ret, sizeof(ret), "did not return");
+	snprintf(buf, len, "process end %d, worker end %d, %d seccomp stops (msg %lu), call %s, %d sigsys (code %d, si_errno %d), %d notifications",
+		 o->proc, o->thread, o->stops, o->msg, ret, o->sigsys, o->code,
+		 o->si_errno, o->notifs);
+}
+
+static void prec_check(const struct pcase *c, const char *fmt, ...)
+{
+	char got[256], want[256], name[160];
+	struct pout o, e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	run_prec(c, &o);
+	prec_expect(c, &e);
+	pout_str(&o, got, sizeof(got));
+	pout_str(&e, want, sizeof(want));
+	if (strcmp(got, want))
+		printf("# %s:\n#   got      %s\n#   expected %s\n", name, got, want);
+	ktap_check(!strcmp(got, want), "%s", name);
+}
+
+static void prec_set(struct pcase *c, int a0, int a1)
+{
+	memset(c, 0, sizeof(*c));
+	c->act[0] = a0;
+	c->act[1] = a1;
+	c->data[0] = pact[a0].has_data ? PDATA_OLD : 0;
+	c->data[1] = pact[a1].has_data ? PDATA_NEW : 0;
+	c->listener = a0 == PK_USER_NOTIF ? 1 : a1 == PK_USER_NOTIF ? 2 : 0;
+}
+
+static void test_precedence(void)
+{
+	struct pcase c;
+	int i, j;
+
+	for (i = 0; i < PK_NR; i++) {
+		for (j = i + 1; j < PK_NR; j++) {
+			prec_set(&c, i, j);
+			prec_check(&c, "precedence %s then %s gives %s",
+				   pact[i].name, pact[j].name, pact[i].name);
+			prec_set(&c, j, i);
+			prec_check(&c, "precedence %s then %s gives %s",
+				   pact[j].name, pact[i].name, pact[i].name);
+		}
+	}
+	/* equal actions: the newest filter's data, in both data orders */
+	for (i = 0; i < PK_NR; i++) {
+		if (!pact[i].has_data)
+			continue;
+		prec_set(&c, i, i);
+		prec_check(&c, "precedence %s data %d then %d gives data %d",
+			   pact[i].name, c.data[0], c.data[1], c.data[1]);
+		c.data[0] = PDATA_NEW;
+		c.data[1] = PDATA_OLD;
+		prec_check(&c, "precedence %s data %d then %d gives data %d",
+			   pact[i].name, c.data[0], c.data[1], c.data[1]);
+	}
+	/* user_notif twice: the newer filter's listener, or none */
+	prec_set(&c, PK_USER_NOTIF, PK_USER_NOTIF);
+	c.listener = 1;
+	prec_check(&c, "precedence user_notif with listener then user_notif without gives enosys");
+	c.listener = 2;
+	prec_check(&c, "precedence user_notif without listener then user_notif with gives the notification");
+}
+#define PREC_RESULTS (PK_NR * (PK_NR - 1) + 2 * 3 + 2)
+
+/* ---- 5. syscall user dispatch comes before seccomp ------------------- */
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH	59
+#define PR_SYS_DISPATCH_OFF		0
+#define PR_SYS_DISPATCH_ON		1
+#endif
+#ifndef SYSCALL_DISPATCH_FILTER_ALLOW
+#define SYSCALL_DISPATCH_FILTER_ALLOW	0
+#define SYSCALL_DISPATCH_FILTER_BLOCK	1
+#endif
+#define SUD_SI_CODE	2	/* SYS_USER_DISPATCH */
+
+static volatile char sud_selector;
+
+static void sud_sigsys(int sig, siginfo_t *si, void *uc)
+{
+	/* the handler's return (rt_sigreturn) must not be dispatched */
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	sigsys_handler(sig, si, uc);
+}
+
+/*
+ * A filter gives getppid ERRNO(EIDRM).  With the selector at BLOCK, the
+ * call raises the dispatch SIGSYS (and returns the rolled-back register):
+ * dispatch runs first and skips the call, seccomp never sees it.  At
+ * ALLOW, and from the always-allowed range at BLOCK, seccomp decides.
+ */
+static void sud_child(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sud_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSYS, &sa, NULL);
+	if (install1(__NR_getppid, SECCOMP_RET_ERRNO | EIDRM))
+		_exit(2);
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, 0, 0,
+		  &sud_selector)) {
+		sh->v[9] = errno;
+		return;
+	}
+	sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	sh->v[0] = sc1(__NR_getppid, MARK);
+	sh->v[8] = sh->v[7];	/* sigsys so far */
+	sh->v[10] = sh->v[2];	/* and its si_code */
+	/* the handler left the selector at ALLOW */
+	sh->v[11] = sc1(__NR_getppid, MARK);
+	sh->v[12] = sh->v[7];
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+		  (uintptr_t)seccomp_after_syscall_insn, 1, &sud_selector))
+		_exit(3);
+	sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	sh->v[13] = sc1(__NR_getppid, MARK);
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	sh->v[14] = sh->v[7];
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0))
+		_exit(4);
+}
+
+#define SUD_CHECKS 7
+static const char *const sud_names[SUD_CHECKS] = {
+	"sud blocked call raises one sigsys",
+	"sud blocked call sigsys is from syscall user dispatch",
+	"sud blocked call is not filtered by seccomp",
+	"sud allowing selector lets seccomp decide",
+	"sud allowing selector raises no sigsys",
+	"sud always-allowed range call is filtered by seccomp",
+	"sud always-allowed range call raises no sigsys",
+};
+
+static void test_sud(void)
+{
+	int st, i;
+
+	st = run_child(sud_child);
+	exited0(st, "syscall user dispatch with seccomp");
+	if (sh->v[9] == EINVAL) {
+		/* arm64 6.12: no GENERIC_ENTRY, no PR_SET_SYSCALL_USER_DISPATCH */
+		for (i = 0; i < SUD_CHECKS; i++)
+			ktap_skip("syscall user dispatch needs GENERIC_ENTRY", "%s",
+				  sud_names[i]);
+		return;
+	}
+	if (sh->v[9])
+		printf("# PR_SET_SYSCALL_USER_DISPATCH failed: errno %ld\n", sh->v[9]);
+	ktap_eq(sh->v[8], 1, "%s", sud_names[0]);
+	ktap_eq(sh->v[10], SUD_SI_CODE, "%s", sud_names[1]);
+	ktap_eq(sh->v[0], ROLLBACK_RET(__NR_getppid, (long)MARK), "%s", sud_names[2]);
+	ktap_eq(sh->v[11], -EIDRM, "%s", sud_names[3]);
+	ktap_eq(sh->v[12], 1, "%s", sud_names[4]);
+	ktap_eq(sh->v[13], -EIDRM, "%s", sud_names[5]);
+	ktap_eq(sh->v[14], 1, "%s", sud_names[6]);
+}
+#define SUD_RESULTS (1 + SUD_CHECKS)
+
+/* ---- 6. TSYNC while a thread sits in its syscall-entry stop ----------- */
+
+/*
+ * The main thread of a traced child calls getppid(MARK) and stops at
+ * syscall entry; only then does its sibling install, with TSYNC, a filter
+ * that gives getppid ERRNO.  Resumed, the stopped call must be filtered:
+ * the entry code has to look at the seccomp work flag after the ptrace
+ * report, not before it.  The tracer orders it all: it waits for the
+ * entry stop, tells the sibling to install (pipe), waits for its answer,
+ * then resumes the call.
+ */
+static int tstop_go[2], tstop_done[2];
+
+static void *tstop_sibling(void *arg)
+{
+	struct rule r = { .nr = __NR_getppid, .action = SECCOMP_RET_ERRNO | ENOEXEC };
+	char c;
+
+	(void)arg;
+	if (read(tstop_go[0], &c, 1) != 1) {
+		sh->v[9] = 1;
+		return NULL;
+	}
+	sh->v[0] = install_rules(&r, 1, SECCOMP_RET_ALLOW,
+				 SECCOMP_FILTER_FLAG_TSYNC);
+	if (write(tstop_done[1], "d", 1) != 1)
+		sh->v[9] = 2;
+	sh->v[3] = sc0(__NR_getppid);
+	return NULL;
+}
+
+static void tstop_child(void)
+{
+	pthread_t t;
+
+	close(tstop_go[1]);
+	close(tstop_done[0]);
+	if (pthread_create(&t, NULL, tstop_sibling, NULL))
+		_exit(3);
+	sh->v[1] = sc1(__NR_getppid, MARK);	/* held at its entry stop */
+	sh->v[2] = sc1(__NR_getppid, ARG_A);
+	join_thread(t);
+	if (sh->v[9])
+		_exit(4);
+}
+
+static int run_tstop(int *hits)
+{
+	struct __ptrace_syscall_info info;
+	int st = -1, first = 1, released = 0;
+	pid_t pid;
+
+	memset(sh, 0, sizeof(*sh));
+	*hits = 0;
+	if (pipe(tstop_go) || pipe(tstop_done))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		child_setup();
+		traced_child_start();
+		tstop_child();
+		_exit(0);
+	}
+	close(tstop_go[0]);
+	close(tstop_done[1]);
+	while (pid > 0) {
+		int sig = 0;
+		char c;
+
+		if (waitpid(pid, &st, 0) != pid) {
+			st = -1;
+			break;
+		}
+		if (!WIFSTOPPED(st))
+			break;
+		if (first) {
+			first = 0;
+			ptrace(PTRACE_SETOPTIONS, pid, 0,
+			       PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL);
+		} else if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
+			memset(&info, 0, sizeof(info));
+			if (!released &&
+			    ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) > 0 &&
+			    info.op == PTRACE_SYSCALL_INFO_ENTRY &&
+			    (long)info.entry.nr == __NR_getppid &&
+			    info.entry.args[0] == MARK) {
+				(*hits)++;
+				/* the sibling installs while we hold the call */
+				if (write(tstop_go[1], "g", 1) != 1 ||
+				    read(tstop_done[0], &c, 1) != 1)
+					*hits += 100;
+				released = 1;
+			}
+		} else if (WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP) {
+			sig = WSTOPSIG(st);
+		}
+		ptrace(released ? PTRACE_CONT : PTRACE_SYSCALL, pid, 0, sig);
+	}
+	close(tstop_go[1]);
+	close(tstop_done[0]);
+	return pid > 0 ? st : -1;
+}
+
+static void test_tsync_stop(void)
+{
+	int st, hits;
+
+	st = run_tstop(&hits);
+	exited0(st, "tsync during an entry stop");
+	ktap_eq(hits, 1, "tsync during an entry stop the call stops at entry once");
+	ktap_eq(sh->v[0], 0, "tsync during an entry stop the sibling installs");
+	ktap_eq(sh->v[1], -ENOEXEC, "tsync during an entry stop applies to the stopped call");
+	ktap_eq(sh->v[2], -ENOEXEC, "tsync during an entry stop applies to the next call");
+	ktap_eq(sh->v[3], -ENOEXEC, "tsync during an entry stop applies to the installing thread");
+}
+#define TSTOP_RESULTS 6
 
 int main(void)
 {
@@ -1139,13 +2174,19 @@ int main(void)
 		return 1;
 	test_pid = getpid();
 
-	ktap_plan(NOTIF_RESULTS + ACTION_RESULTS + TRACE_RESULTS +
-		  BYPASS_RESULTS);
+	ktap_plan(NOTIF_RESULTS + ACTION_RESULTS + FIELD_RESULTS +
+		  CACHE_RESULTS + TRACE_RESULTS + BYPASS_RESULTS +
+		  PREC_RESULTS + SUD_RESULTS + TSTOP_RESULTS);
 	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
 		printf("# PR_GET_SECCOMP failed: errno %d\n", errno);
 	test_notif();
 	test_actions();
+	test_fields();
+	test_cache_debug();
 	test_trace();
 	test_bypass();
+	test_precedence();
+	test_sud();
+	test_tsync_stop();
 	return ktap_exit();
 }

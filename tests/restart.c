@@ -1,0 +1,1616 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Syscall restart and rollback on signal delivery: what the arch signal
+ * code (arm64 do_signal(), x86 arch_do_signal_or_restart() and
+ * handle_signal(), called from the exit-to-user work) does with the
+ * -ERESTART* codes of include/linux/errno.h, and the registers of a
+ * rolled-back syscall:
+ *  - -ERESTARTSYS, read() on an empty pipe (fs/pipe.c pipe_read()):
+ *    restarted after an SA_RESTART handler, EINTR without SA_RESTART;
+ *  - -ERESTARTNOHAND, rt_sigsuspend() (kernel/signal.c sigsuspend()):
+ *    EINTR even with SA_RESTART, restarted transparently after a stop
+ *    and SIGCONT (no handler runs);
+ *  - -ERESTART_RESTARTBLOCK, nanosleep() (kernel/time/hrtimer.c
+ *    do_nanosleep()): without a handler it continues in restart_syscall;
+ *  - -ERESTARTNOINTR, clone() with a signal pending at its start
+ *    (kernel/fork.c copy_process()): restarted even after a handler
+ *    without SA_RESTART;
+ *  - the exact ptrace stop sequence of each case: the exit stop sees the
+ *    -ERESTART* code, where the pc and the return register stand at the
+ *    signal-delivery stop (arm64 rewinds before get_signal(), x86 after),
+ *    the restarted entry stop has the same pc and arguments, and a
+ *    tracer's write of the first-argument register at the entry stop and
+ *    at the exit stop (on arm64 x0 is also the return value);
+ *  - a signal sent by the syscall itself runs its handler on the syscall's
+ *    exit; sigreturn gives back the return value and every other register;
+ *  - the registers a SIGSYS handler sees after the rollback of a seccomp
+ *    SECCOMP_RET_TRAP and of syscall user dispatch (syscall_rollback()).
+ *  - AArch32 (restart_32 on arm64): the restart rewinds a Thumb svc by 2
+ *    and an ARM svc by 4 (compat_thumb_mode() in do_signal()).
+ * Also built as restart_32 (ia32 on x86_64, AArch32 on arm64).
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include "ktap.h"
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH	59
+#define PR_SYS_DISPATCH_OFF		0
+#define PR_SYS_DISPATCH_ON		1
+#define SYSCALL_DISPATCH_FILTER_ALLOW	0
+#define SYSCALL_DISPATCH_FILTER_BLOCK	1
+#endif
+#define SECCOMP_SI_CODE		1	/* SYS_SECCOMP */
+#define SUD_SI_CODE		2	/* SYS_USER_DISPATCH */
+#define ERESTARTSYS		512
+#define ERESTARTNOINTR		513
+#define ERESTARTNOHAND		514
+#define ERESTART_RESTARTBLOCK	516
+#define TRAP_DATA		0x2a
+#define MARK			0x5d5dL
+
+/* ---- architecture specifics ---------------------------------------- */
+/*
+ * regs_call(in, out): load every general register (and the flags) from
+ * in[], execute the syscall instruction at rc_insn (rc_after follows it),
+ * store every register to out[].  in[SLOT_SP] receives the stack pointer
+ * at the syscall, out[SLOT_SP] the one after it.  IDX_NR, IDX_RET and
+ * idx_arg[] name the slots of the syscall ABI.
+ *
+ * STOP_REWOUND: at the signal-delivery stop after an -ERESTART* code the
+ * pc already points back at the syscall instruction and the return
+ * register holds the first argument again (arm64 do_signal() rewinds
+ * before get_signal()); on x86 handle_signal() decides after the stop, so
+ * the tracer still sees the pc after the instruction and the code.
+ */
+#if defined(__x86_64__)
+
+static const char *const reg_names[] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8",
+	"r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+#define NR_GPRS		15
+static const int greg_index[NR_GPRS] = {
+	REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI, REG_RBP, REG_R8,
+	REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
+};
+#define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[greg_index[i]])
+#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_RIP])
+#define IDX_NR		0	/* rax */
+#define IDX_RET		0	/* rax */
+static const int idx_arg[6] = { 5, 4, 3, 9, 7, 8 };	/* rdi rsi rdx r10 r8 r9 */
+/* syscall writes the return address to rcx and the flags to r11 */
+#define IDX_RIP_COPY	2
+#define IDX_FLAGS_COPY	10
+#define FLAGS_PATTERN	0xc41UL
+#define REG_PATTERN(i)	(0xa500000000000000UL | (unsigned long)((i) + 1) << 40 | \
+			 (unsigned long)((i) + 1) * 0x00010101UL)
+#define SC_LEN		2
+#define STOP_REWOUND	0
+#define NATIVE_ARCH	AUDIT_ARCH_X86_64
+typedef struct user_regs_struct pt_uregs;
+#define PT_PC(r)	((r)->rip)
+#define PT_RET(r)	((long)(r)->rax)
+#define PT_ARG0(r)	((r)->rdi)
+
+static inline long sc3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	asm volatile("syscall"
+		     : "=a" (ret)
+		     : "0" (nr), "D" (a), "S" (b), "d" (c)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* in/out: [0..14] the registers of reg_names, [15] rflags, [16] rsp. */
+asm(".text\n"
+	".globl regs_call, rc_insn, rc_after\n"
+	".type regs_call, @function\n"
+	"regs_call:\n"
+	"	push %rbx\n	push %rbp\n	push %r12\n"
+	"	push %r13\n	push %r14\n	push %r15\n"
+	"	push %rsi\n"
+	"	mov %rsp, 128(%rdi)\n"
+	"	push 120(%rdi)\n"
+	"	popfq\n"
+	"	mov 0(%rdi), %rax\n	mov 8(%rdi), %rbx\n"
+	"	mov 16(%rdi), %rcx\n	mov 24(%rdi), %rdx\n"
+	"	mov 32(%rdi), %rsi\n	mov 48(%rdi), %rbp\n"
+	"	mov 56(%rdi), %r8\n	mov 64(%rdi), %r9\n"
+	"	mov 72(%rdi), %r10\n	mov 80(%rdi), %r11\n"
+	"	mov 88(%rdi), %r12\n	mov 96(%rdi), %r13\n"
+	"	mov 104(%rdi), %r14\n	mov 112(%rdi), %r15\n"
+	"	mov 40(%rdi), %rdi\n"
+	"rc_insn:\n"
+	"	syscall\n"
+	"rc_after:\n"
+	"	pushfq\n"
+	"	push %rdi\n"
+	"	mov 16(%rsp), %rdi\n"
+	"	mov %rax, 0(%rdi)\n	mov %rbx, 8(%rdi)\n"
+	"	mov %rcx, 16(%rdi)\n	mov %rdx, 24(%rdi)\n"
+	"	mov %rsi, 32(%rdi)\n	mov %rbp, 48(%rdi)\n"
+	"	mov %r8, 56(%rdi)\n	mov %r9, 64(%rdi)\n"
+	"	mov %r10, 72(%rdi)\n	mov %r11, 80(%rdi)\n"
+	"	mov %r12, 88(%rdi)\n	mov %r13, 96(%rdi)\n"
+	"	mov %r14, 104(%rdi)\n	mov %r15, 112(%rdi)\n"
+	"	pop %rax\n	mov %rax, 40(%rdi)\n"
+	"	pop %rax\n	mov %rax, 120(%rdi)\n"
+	"	cld\n"
+	"	mov %rsp, 128(%rdi)\n"
+	"	pop %rsi\n"
+	"	pop %r15\n	pop %r14\n	pop %r13\n"
+	"	pop %r12\n	pop %rbp\n	pop %rbx\n"
+	"	ret\n"
+	".size regs_call, .-regs_call\n");
+
+#elif defined(__aarch64__)
+
+static const char *const reg_names[] = {
+	"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9",
+	"x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19",
+	"x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29",
+	"x30",
+};
+#define NR_GPRS		31
+#define UC_GPR(uc, i)	((uc)->uc_mcontext.regs[i])
+#define UC_PC(uc)	((uc)->uc_mcontext.pc)
+#define IDX_NR		8
+#define IDX_RET		0
+static const int idx_arg[6] = { 0, 1, 2, 3, 4, 5 };
+#define IDX_RIP_COPY	-1
+#define IDX_FLAGS_COPY	-1
+#define FLAGS_PATTERN	0xb0000000UL
+#define REG_PATTERN(i)	(0xa500000000000000UL | (unsigned long)((i) + 1) << 40 | \
+			 (unsigned long)((i) + 1) * 0x00010101UL)
+#define SC_LEN		4
+#define STOP_REWOUND	1
+#define NATIVE_ARCH	AUDIT_ARCH_AARCH64
+typedef struct user_regs_struct pt_uregs;
+#define PT_PC(r)	((r)->pc)
+#define PT_RET(r)	((long)(r)->regs[0])
+#define PT_ARG0(r)	((r)->regs[0])
+
+static inline long sc3(long nr, long a, long b, long c)
+{
+	register long x8 asm("x8") = nr;
+	register long x0 asm("x0") = a;
+	register long x1 asm("x1") = b;
+	register long x2 asm("x2") = c;
+
+	asm volatile("svc #0"
+		     : "+r" (x0)
+		     : "r" (x8), "r" (x1), "r" (x2)
+		     : "memory");
+	return x0;
+}
+
+/* in/out: [0..30] x0-x30, [31] nzcv, [32] sp. */
+asm(".text\n"
+	".globl regs_call, rc_insn, rc_after\n"
+	".type regs_call, %function\n"
+	"regs_call:\n"
+	"	stp x29, x30, [sp, #-96]!\n"
+	"	stp x19, x20, [sp, #16]\n	stp x21, x22, [sp, #32]\n"
+	"	stp x23, x24, [sp, #48]\n	stp x25, x26, [sp, #64]\n"
+	"	stp x27, x28, [sp, #80]\n"
+	"	sub sp, sp, #16\n"
+	"	str x1, [sp]\n"
+	"	mov x9, sp\n	str x9, [x0, #256]\n"
+	"	ldr x9, [x0, #248]\n	msr nzcv, x9\n"
+	"	ldp x2, x3, [x0, #16]\n	ldp x4, x5, [x0, #32]\n"
+	"	ldp x6, x7, [x0, #48]\n	ldp x8, x9, [x0, #64]\n"
+	"	ldp x10, x11, [x0, #80]\n	ldp x12, x13, [x0, #96]\n"
+	"	ldp x14, x15, [x0, #112]\n	ldp x16, x17, [x0, #128]\n"
+	"	ldp x18, x19, [x0, #144]\n	ldp x20, x21, [x0, #160]\n"
+	"	ldp x22, x23, [x0, #176]\n	ldp x24, x25, [x0, #192]\n"
+	"	ldp x26, x27, [x0, #208]\n	ldp x28, x29, [x0, #224]\n"
+	"	ldr x30, [x0, #240]\n"
+	"	ldp x0, x1, [x0, #0]\n"
+	"rc_insn:\n"
+	"	svc #0\n"
+	"rc_after:\n"
+	"	stp x0, x1, [sp, #-16]!\n"
+	"	ldr x0, [sp, #16]\n"
+	"	stp x2, x3, [x0, #16]\n	stp x4, x5, [x0, #32]\n"
+	"	stp x6, x7, [x0, #48]\n	stp x8, x9, [x0, #64]\n"
+	"	stp x10, x11, [x0, #80]\n	stp x12, x13, [x0, #96]\n"
+	"	stp x14, x15, [x0, #112]\n	stp x16, x17, [x0, #128]\n"
+	"	stp x18, x19, [x0, #144]\n	stp x20, x21, [x0, #160]\n"
+	"	stp x22, x23, [x0, #176]\n	stp x24, x25, [x0, #192]\n"
+	"	stp x26, x27, [x0, #208]\n	stp x28, x29, [x0, #224]\n"
+	"	str x30, [x0, #240]\n"
+	"	mrs x2, nzcv\n	str x2, [x0, #248]\n"
+	"	ldp x2, x3, [sp], #16\n"
+	"	stp x2, x3, [x0, #0]\n"
+	"	mov x2, sp\n	str x2, [x0, #256]\n"
+	"	add sp, sp, #16\n"
+	"	ldp x19, x20, [sp, #16]\n	ldp x21, x22, [sp, #32]\n"
+	"	ldp x23, x24, [sp, #48]\n	ldp x25, x26, [sp, #64]\n"
+	"	ldp x27, x28, [sp, #80]\n"
+	"	ldp x29, x30, [sp], #96\n"
+	"	ret\n"
+	".size regs_call, .-regs_call\n");
+
+#elif defined(__i386__)
+/* ia32 on the x86_64 kernel: int $0x80 */
+
+static const char *const reg_names[] = {
+	"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp",
+};
+#define NR_GPRS		7
+static const int greg_index[NR_GPRS] = {
+	REG_EAX, REG_EBX, REG_ECX, REG_EDX, REG_ESI, REG_EDI, REG_EBP,
+};
+#define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[greg_index[i]])
+#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_EIP])
+#define IDX_NR		0	/* eax */
+#define IDX_RET		0	/* eax */
+static const int idx_arg[6] = { 1, 2, 3, 4, 5, 6 };	/* ebx ecx edx esi edi ebp */
+#define IDX_RIP_COPY	-1
+#define IDX_FLAGS_COPY	-1
+#define FLAGS_PATTERN	0xc41UL
+#define REG_PATTERN(i)	(0xa5000000UL | (unsigned long)((i) + 1) * 0x00010101UL)
+#define SC_LEN		2
+#define STOP_REWOUND	0
+#define NATIVE_ARCH	AUDIT_ARCH_I386
+typedef struct user_regs_struct pt_uregs;
+#define PT_PC(r)	((r)->eip)
+#define PT_RET(r)	((long)(r)->eax)
+#define PT_ARG0(r)	((r)->ebx)
+
+static inline long sc3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	asm volatile("int $0x80"
+		     : "=a" (ret)
+		     : "0" (nr), "b" (a), "c" (b), "d" (c)
+		     : "memory");
+	return ret;
+}
+
+/* in/out: [0..6] the registers of reg_names, [7] eflags, [8] esp (cdecl) */
+asm(".text\n"
+	".globl regs_call, rc_insn, rc_after\n"
+	".type regs_call, @function\n"
+	"regs_call:\n"
+	"	push %ebx\n	push %ebp\n	push %esi\n	push %edi\n"
+	"	mov 20(%esp), %eax\n"
+	"	push 24(%esp)\n"
+	"	mov %esp, 32(%eax)\n"
+	"	push 28(%eax)\n"
+	"	popfl\n"
+	"	mov 4(%eax), %ebx\n	mov 8(%eax), %ecx\n"
+	"	mov 12(%eax), %edx\n	mov 16(%eax), %esi\n"
+	"	mov 20(%eax), %edi\n	mov 24(%eax), %ebp\n"
+	"	mov 0(%eax), %eax\n"
+	"rc_insn:\n"
+	"	int $0x80\n"
+	"rc_after:\n"
+	"	pushfl\n"
+	"	push %eax\n"
+	"	mov 8(%esp), %eax\n"
+	"	mov %ebx, 4(%eax)\n	mov %ecx, 8(%eax)\n"
+	"	mov %edx, 12(%eax)\n	mov %esi, 16(%eax)\n"
+	"	mov %edi, 20(%eax)\n	mov %ebp, 24(%eax)\n"
+	"	pop %ecx\n	mov %ecx, 0(%eax)\n"
+	"	pop %ecx\n	mov %ecx, 28(%eax)\n"
+	"	cld\n"
+	"	mov %esp, 32(%eax)\n"
+	"	add $4, %esp\n"
+	"	pop %edi\n	pop %esi\n	pop %ebp\n	pop %ebx\n"
+	"	ret\n"
+	".size regs_call, .-regs_call\n");
+
+#elif defined(__arm__)
+/* AArch32 on the arm64 kernel: svc #0 with the number in r7 */
+
+static const char *const reg_names[] = {
+	"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9",
+	"r10", "r11", "r12", "lr",
+};
+#define NR_GPRS		14
+static unsigned long *uc_gpr(ucontext_t *uc, int i)
+{
+	return i < 13 ? &uc->uc_mcontext.arm_r0 + i : &uc->uc_mcontext.arm_lr;
+}
+#define UC_GPR(uc, i)	(*uc_gpr(uc, i))
+#define UC_PC(uc)	((uc)->uc_mcontext.arm_pc)
+#define IDX_NR		7
+#define IDX_RET		0
+static const int idx_arg[6] = { 0, 1, 2, 3, 4, 5 };
+#define IDX_RIP_COPY	-1
+#define IDX_FLAGS_COPY	-1
+#define FLAGS_PATTERN	0xb0000000UL
+#define REG_PATTERN(i)	(0xa5000000UL | (unsigned long)((i) + 1) * 0x00010101UL)
+#define SC_LEN		4	/* ARM state svc */
+#define STOP_REWOUND	1
+#define NATIVE_ARCH	AUDIT_ARCH_ARM
+/*
+ * A compat tracer's NT_PRSTATUS holds ORIG_r0 (index 17): compat_gpr_set()
+ * stores it to orig_x0 as given, so a tracer that changes r0 at an entry
+ * stop and writes back the ORIG_r0 it read makes the restart re-issue the
+ * old first argument (the native regset has no orig_x0 and keeps it in
+ * sync with x0 instead).
+ */
+#define COMPAT_ORIG_R0	1
+#define HAVE_THUMB	1
+typedef struct user_regs pt_uregs;
+#define PT_PC(r)	((r)->uregs[15])
+#define PT_RET(r)	((long)(r)->uregs[0])
+#define PT_ARG0(r)	((r)->uregs[0])
+
+/*
+ * The syscall helpers are ARM-state asm functions, whatever state the C
+ * code is compiled for, so that the svc is 4 bytes.
+ *
+ * long arm_sc3(long nr, long a, long b, long c);
+ * long thumb_read(int fd, void *buf, unsigned long *count): read(fd,
+ * buf, 1) from a Thumb svc at thumb_svc; the 16-bit "adds r4, r4, #1"
+ * right before it counts how often it ran (stored to *count), so a
+ * restart that rewinds by 4 instead of 2 shows.
+ * long arm_read(...): the same in ARM state (svc at arm_svc).
+ */
+asm(".text\n"
+	".syntax unified\n"
+	".arm\n"
+	".balign 4\n"
+	".globl arm_sc3\n"
+	".type arm_sc3, %function\n"
+	"arm_sc3:\n"
+	"	push {r7, lr}\n"
+	"	mov r7, r0\n"
+	"	mov r0, r1\n"
+	"	mov r1, r2\n"
+	"	mov r2, r3\n"
+	"	svc #0\n"
+	"	pop {r7, pc}\n"
+	".size arm_sc3, .-arm_sc3\n"
+	".balign 4\n"
+	".globl arm_read, arm_svc, arm_svc_after\n"
+	".type arm_read, %function\n"
+	"arm_read:\n"
+	"	push {r4, r5, r7, lr}\n"
+	"	mov r5, r2\n"
+	"	mov r4, #0\n"
+	"	mov r7, #3\n"
+	"	mov r2, #1\n"
+	"	add r4, r4, #1\n"
+	"arm_svc:\n"
+	"	svc #0\n"
+	"arm_svc_after:\n"
+	"	str r4, [r5]\n"
+	"	pop {r4, r5, r7, pc}\n"
+	".size arm_read, .-arm_read\n"
+	".thumb\n"
+	".globl thumb_read, thumb_svc, thumb_svc_after\n"
+	".type thumb_read, %function\n"
+	".thumb_func\n"
+	"thumb_read:\n"
+	"	push {r4, r5, r7, lr}\n"
+	"	mov r5, r2\n"
+	"	movs r4, #0\n"
+	"	movs r7, #3\n"
+	"	movs r2, #1\n"
+	"	adds r4, r4, #1\n"
+	"thumb_svc:\n"
+	"	svc #0\n"
+	"thumb_svc_after:\n"
+	"	str r4, [r5]\n"
+	"	pop {r4, r5, r7, pc}\n"
+	".size thumb_read, .-thumb_read\n"
+	".arm\n"
+	".balign 4\n");
+
+long arm_sc3(long nr, long a, long b, long c);
+long thumb_read(int fd, void *buf, unsigned long *count);
+long arm_read(int fd, void *buf, unsigned long *count);
+extern const char thumb_svc[], thumb_svc_after[], arm_svc[], arm_svc_after[];
+
+static inline long sc3(long nr, long a, long b, long c)
+{
+	return arm_sc3(nr, a, b, c);
+}
+
+/* in/out: [0..12] r0-r12, [13] lr, [14] cpsr (nzcv), [15] sp. */
+asm(".text\n"
+	".arm\n"
+	".balign 4\n"
+	".globl regs_call, rc_insn, rc_after\n"
+	".type regs_call, %function\n"
+	"regs_call:\n"
+	"	push {r4-r11, lr}\n"
+	"	push {r1}\n"
+	"	str sp, [r0, #60]\n"
+	"	ldr r1, [r0, #56]\n"
+	"	msr APSR_nzcvq, r1\n"
+	"	ldr lr, [r0, #52]\n"
+	"	ldm r0, {r0-r12}\n"
+	"rc_insn:\n"
+	"	svc #0\n"
+	"rc_after:\n"
+	"	push {r0, r1}\n"
+	"	ldr r0, [sp, #8]\n"
+	"	str r2, [r0, #8]\n	str r3, [r0, #12]\n"
+	"	str r4, [r0, #16]\n	str r5, [r0, #20]\n"
+	"	str r6, [r0, #24]\n	str r7, [r0, #28]\n"
+	"	str r8, [r0, #32]\n	str r9, [r0, #36]\n"
+	"	str r10, [r0, #40]\n	str r11, [r0, #44]\n"
+	"	str r12, [r0, #48]\n	str lr, [r0, #52]\n"
+	"	mrs r2, APSR\n	str r2, [r0, #56]\n"
+	"	pop {r2, r3}\n"
+	"	str r2, [r0, #0]\n	str r3, [r0, #4]\n"
+	"	str sp, [r0, #60]\n"
+	"	add sp, sp, #4\n"
+	"	pop {r4-r11, pc}\n"
+	".size regs_call, .-regs_call\n");
+
+#else
+#error "restart.c: unsupported architecture"
+#endif
+
+#define SLOT_FLAGS	NR_GPRS
+#define SLOT_SP		(NR_GPRS + 1)
+#define NR_SLOTS	(NR_GPRS + 2)
+#define SKIP_REG	(~0UL)
+/*
+ * The sigreturn of a handler installed without SA_SIGINFO: the 32-bit
+ * ABIs have a non-rt frame for it (glibc's and the vdso's restorer call
+ * sigreturn), the 64-bit ones only rt_sigreturn.
+ */
+#ifdef SYS_sigreturn
+#define SIGRETURN	"sigreturn"
+#else
+#define SIGRETURN	"rt_sigreturn"
+#endif
+#ifndef COMPAT_ORIG_R0
+#define COMPAT_ORIG_R0	0
+#endif
+
+void regs_call(unsigned long *in, unsigned long *out);
+extern const char rc_insn[], rc_after[];
+
+/* ---- state shared with the children -------------------------------- */
+
+struct shared {
+	volatile int handled;
+	long ret, count;
+	unsigned char byte;
+	long rem_sec, rem_nsec;
+	long wstatus;
+	/* the signal handler's view of a rolled-back or signalled syscall */
+	volatile int sig_count;
+	long s_code, s_errno, s_nr, s_arch;
+	unsigned long s_addr, uc_pc;
+	unsigned long ctx[NR_SLOTS], in[NR_SLOTS], out[NR_SLOTS];
+};
+
+static struct shared *sh;
+static volatile char sud_selector;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	sh->handled++;
+}
+
+/* Record the ucontext; for SIGSYS also set the syscall's return value. */
+static void on_regs(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	int i;
+
+	sh->sig_count++;
+	sh->s_code = si->si_code;
+	sh->s_errno = si->si_errno;
+	sh->uc_pc = UC_PC(uc);
+	for (i = 0; i < NR_GPRS; i++)
+		sh->ctx[i] = UC_GPR(uc, i);
+	if (sig == SIGSYS) {
+		sh->s_nr = si->si_syscall;
+		sh->s_arch = si->si_arch;
+		sh->s_addr = (unsigned long)si->si_call_addr;
+		UC_GPR(uc, IDX_RET) = MARK;
+		sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	}
+}
+
+static void set_handler(int sig, void (*fn)(int), int flags)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sa.sa_flags = flags;
+	sigaction(sig, &sa, NULL);
+}
+
+static void set_regs_handler(int sig)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_regs;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(sig, &sa, NULL);
+}
+
+static void reset_shared(void)
+{
+	memset(sh, 0, sizeof(*sh));
+	sh->ret = sh->count = -12345;
+	sh->wstatus = -1;
+}
+
+static pid_t fork_child(void (*fn)(void))
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		ktap_alarm(20);
+		fn();
+		_exit(0);
+	}
+	if (pid < 0)
+		printf("# fork: %s\n", strerror(errno));
+	return pid;
+}
+
+/* ---- /proc: where a child sleeps ------------------------------------ */
+
+static int read_proc(pid_t pid, const char *what, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return 0;
+}
+
+/*
+ * Wait (up to 5 s) until pid sleeps (state S) inside syscall nr, as
+ * /proc/PID/syscall reports it.  1 when it does.
+ */
+static int wait_sleeping_in(pid_t pid, long nr)
+{
+	char stat[512], sc[256], *p;
+	long cur = -2;
+	int i, state = '?';
+
+	for (i = 0; i < 5000; i++) {
+		if (read_proc(pid, "stat", stat, sizeof(stat)) ||
+		    read_proc(pid, "syscall", sc, sizeof(sc)))
+			break;
+		p = strrchr(stat, ')');
+		state = p && p[1] ? p[2] : '?';
+		if (sscanf(sc, "%ld", &cur) != 1)
+			cur = -2;
+		if (state == 'S' && cur == nr)
+			return 1;
+		usleep(1000);
+	}
+	printf("# pid %d: state %c, syscall %ld, expected S in %ld\n",
+	       pid, state, cur, nr);
+	return 0;
+}
+
+/* Wait (up to 5 s) until the child's handler has run n times. */
+static int wait_handled(int n)
+{
+	int i;
+
+	for (i = 0; i < 5000 && sh->handled < n; i++)
+		usleep(1000);
+	return sh->handled >= n;
+}
+
+/* ---- 1. -ERESTARTSYS: read() on an empty pipe ----------------------- */
+
+static int pipe_fds[2], pipe2_fds[2];
+
+static void child_read(void)
+{
+	unsigned char c = 0;
+	long r;
+
+	r = sc3(SYS_read, pipe_fds[0], (long)&c, 1);
+	sh->ret = r;
+	sh->byte = c;
+}
+
+static void test_read(int sa_restart)
+{
+	const char *what = sa_restart ? "read with SA_RESTART" :
+					"read without SA_RESTART";
+	int again = 0;
+	pid_t pid;
+
+	reset_shared();
+	if (pipe(pipe_fds))
+		printf("# pipe: %s\n", strerror(errno));
+	set_handler(SIGUSR1, on_signal, sa_restart ? SA_RESTART : 0);
+	pid = fork_child(child_read);
+	set_handler(SIGUSR1, SIG_DFL, 0);
+	if (wait_sleeping_in(pid, SYS_read))
+		kill(pid, SIGUSR1);
+	wait_handled(1);
+	if (sa_restart)
+		again = wait_sleeping_in(pid, SYS_read);
+	/* completes a restarted read; stays unread after an EINTR */
+	if (write(pipe_fds[1], "R", 1) != 1)
+		printf("# write: %s\n", strerror(errno));
+	ktap_wait(pid, 0, what);
+	if (sa_restart) {
+		ktap_check(again, "%s sleeps in read again after the handler",
+			   what);
+		ktap_eq(sh->ret == 1 ? sh->byte : sh->ret, 'R',
+			"%s returns the byte written after the signal", what);
+	} else {
+		ktap_eq(sh->ret, -EINTR, "%s fails with EINTR", what);
+	}
+	ktap_eq(sh->handled, 1, "%s: handler ran once", what);
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+}
+
+/* ---- 2. -ERESTARTNOHAND: rt_sigsuspend() ---------------------------- */
+
+static void child_sigsuspend(void)
+{
+	uint32_t mask[2] = { 0, 0 };	/* the kernel's 64-bit sigset */
+
+	sh->ret = sc3(SYS_rt_sigsuspend, (long)mask, 8, 0);
+	sh->count++;
+}
+
+static void test_sigsuspend(void)
+{
+	int again = 0, stopped = 0, st;
+	pid_t pid;
+
+	/* an SA_RESTART handler: still EINTR */
+	reset_shared();
+	set_handler(SIGUSR1, on_signal, SA_RESTART);
+	pid = fork_child(child_sigsuspend);
+	set_handler(SIGUSR1, SIG_DFL, 0);
+	if (wait_sleeping_in(pid, SYS_rt_sigsuspend))
+		kill(pid, SIGUSR1);
+	ktap_wait(pid, 0, "sigsuspend with SA_RESTART");
+	ktap_eq(sh->ret, -EINTR,
+		"sigsuspend with an SA_RESTART handler fails with EINTR");
+
+	/* a stop and SIGCONT run no handler: restarted transparently */
+	reset_shared();
+	sh->count = 0;
+	set_handler(SIGUSR1, on_signal, SA_RESTART);
+	pid = fork_child(child_sigsuspend);
+	set_handler(SIGUSR1, SIG_DFL, 0);
+	if (wait_sleeping_in(pid, SYS_rt_sigsuspend)) {
+		kill(pid, SIGSTOP);
+		stopped = waitpid(pid, &st, WUNTRACED) == pid &&
+			  WIFSTOPPED(st);
+		kill(pid, SIGCONT);
+		again = wait_sleeping_in(pid, SYS_rt_sigsuspend);
+		kill(pid, SIGUSR1);
+	}
+	ktap_wait(pid, 0, "sigsuspend stopped and continued");
+	ktap_check(stopped && again,
+		   "sigsuspend sleeps again after SIGSTOP and SIGCONT");
+	ktap_eq(sh->count == 1 ? sh->ret : sh->count, -EINTR,
+		"restarted sigsuspend returns once, EINTR for a handled signal");
+	ktap_eq(sh->handled, 1, "restarted sigsuspend: handler ran once");
+}
+
+/* ---- 3. -ERESTART_RESTARTBLOCK: nanosleep() ------------------------- */
+
+struct kts {
+	long sec, nsec;		/* the syscall's timespec, 32-bit on compat */
+};
+
+static void child_nanosleep(void)
+{
+	struct kts req = { 10, 0 }, rem = { -1, -1 };
+
+	sh->ret = sc3(SYS_nanosleep, (long)&req, (long)&rem, 0);
+	sh->rem_sec = rem.sec;
+	sh->rem_nsec = rem.nsec;
+}
+
+static void test_nanosleep(void)
+{
+	int again = 0, stopped = 0, st;
+	pid_t pid;
+
+	reset_shared();
+	set_handler(SIGUSR1, on_signal, SA_RESTART);
+	pid = fork_child(child_nanosleep);
+	set_handler(SIGUSR1, SIG_DFL, 0);
+	if (wait_sleeping_in(pid, SYS_nanosleep)) {
+		kill(pid, SIGSTOP);
+		stopped = waitpid(pid, &st, WUNTRACED) == pid &&
+			  WIFSTOPPED(st);
+		kill(pid, SIGCONT);
+		again = wait_sleeping_in(pid, SYS_restart_syscall);
+	}
+	kill(pid, SIGUSR1);
+	ktap_wait(pid, 0, "nanosleep stopped and continued");
+	ktap_check(stopped && again,
+		   "nanosleep continues in restart_syscall after SIGSTOP and SIGCONT");
+	ktap_eq(sh->ret, -EINTR,
+		"restarted nanosleep fails with EINTR for an SA_RESTART handler");
+	ktap_check(sh->rem_sec >= 0 && sh->rem_sec <= 10 &&
+		   sh->rem_nsec >= 0 && sh->rem_nsec < 1000000000 &&
+		   (sh->rem_sec || sh->rem_nsec),
+		   "restarted nanosleep reports the remaining time");
+	if (sh->rem_sec < 0 || sh->rem_sec > 10)
+		printf("# rem %ld.%09ld\n", sh->rem_sec, sh->rem_nsec);
+}
+
+/* ---- 4. ptrace: the stops of a restart ------------------------------ */
+
+enum { T_READ, T_READ_INTR, T_NANOSLEEP, T_CLONE, T_THUMB, T_ARM };
+
+/* Same layout as the uapi struct ptrace_syscall_info. */
+struct pt_info {
+	__u8 op;
+	__u8 pad[3];
+	__u32 arch;
+	__u64 instruction_pointer;
+	__u64 stack_pointer;
+	union {
+		struct {
+			__u64 nr;
+			__u64 args[6];
+		} entry;
+		struct {
+			__s64 rval;
+			__u8 is_error;
+		} exit;
+	};
+};
+
+static void __attribute__((noreturn)) tracee_main(int kind)
+{
+	struct kts req = { 10, 0 }, rem = { -1, -1 };
+	unsigned char c = 0;
+	unsigned long count = 0;
+	int st = -1;
+	long r;
+
+	switch (kind) {
+	case T_READ:
+	case T_THUMB:
+	case T_ARM:
+		set_handler(SIGUSR1, on_signal, SA_RESTART);
+		break;
+	case T_READ_INTR:
+	case T_CLONE:
+		set_handler(SIGUSR1, on_signal, 0);
+		break;
+	case T_NANOSLEEP:
+		set_handler(SIGUSR1, on_signal, SA_RESTART);
+		break;
+	}
+	ktap_alarm(20);
+	if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+		_exit(10);
+	sc3(SYS_kill, getpid(), SIGSTOP, 0);
+	switch (kind) {
+	case T_READ:
+	case T_READ_INTR:
+		r = sc3(SYS_read, pipe_fds[0], (long)&c, 1);
+		break;
+	case T_NANOSLEEP:
+		r = sc3(SYS_nanosleep, (long)&req, (long)&rem, 0);
+		sh->rem_sec = rem.sec;
+		sh->rem_nsec = rem.nsec;
+		break;
+	case T_CLONE:
+		/* no exit signal: nothing more to deliver to the tracee */
+		r = sc3(SYS_clone, 0, 0, 0);
+		if (r == 0)
+			sc3(SYS_exit_group, 0, 0, 0);
+		if (r > 0 && waitpid(r, &st, __WALL) != r)
+			st = -1;
+		sh->wstatus = st;
+		break;
+#ifdef HAVE_THUMB
+	case T_THUMB:
+		r = thumb_read(pipe_fds[0], &c, &count);
+		break;
+	case T_ARM:
+		r = arm_read(pipe_fds[0], &c, &count);
+		break;
+#endif
+	default:
+		r = -1;
+		break;
+	}
+	sh->ret = r;
+	sh->byte = c;
+	sh->count = count;
+	sc3(SYS_exit_group, 0, 0, 0);
+	_exit(0);
+}
+
+struct scen {
+	int kind;
+	long nr;		/* the syscall under test */
+	int nsend;		/* SIGUSR1 at this many of its entry stops */
+	int deliver;		/* bit i: deliver the i-th signal stop */
+	int entry_arg0;		/* >= 0: write it to arg0 at the first entry */
+	int exit_arg0;		/* >= 0: ... at the first -ERESTARTSYS exit */
+	int feed;		/* write a byte to the pipe read at the 2nd entry */
+	int events;		/* how many stops to record */
+};
+
+struct trace {
+	char s[1024];
+	struct pt_info first, second;
+	int entries;
+};
+
+static void tr_add(struct trace *t, const char *fmt, ...)
+{
+	size_t n = strlen(t->s);
+	va_list ap;
+
+	if (n && n < sizeof(t->s) - 2) {
+		strcpy(t->s + n, ", ");
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(t->s + n, sizeof(t->s) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void tr_entry(struct trace *t, long nr, long arg0)
+{
+	if (nr == SYS_read)
+		tr_add(t, "entry read(%ld)", arg0);
+	else if (nr == SYS_rt_sigreturn)
+		tr_add(t, "entry rt_sigreturn");
+#ifdef SYS_sigreturn
+	else if (nr == SYS_sigreturn)
+		tr_add(t, "entry sigreturn");
+#endif
+	else if (nr == SYS_restart_syscall)
+		tr_add(t, "entry restart_syscall");
+	else if (nr == SYS_nanosleep)
+		tr_add(t, "entry nanosleep");
+	else if (nr == SYS_clone)
+		tr_add(t, "entry clone");
+	else if (nr == SYS_exit_group)
+		tr_add(t, "entry exit_group");
+	else
+		tr_add(t, "entry %ld", nr);
+}
+
+static int get_regs(pid_t pid, pt_uregs *r)
+{
+	struct iovec iov = { r, sizeof(*r) };
+
+	return ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov) ? -errno : 0;
+}
+
+static int set_regs(pid_t pid, pt_uregs *r)
+{
+	struct iovec iov = { r, sizeof(*r) };
+
+	return ptrace(PTRACE_SETREGSET, pid, NT_PRSTATUS, &iov) ? -errno : 0;
+}
+
+static void set_arg0(pid_t pid, long v)
+{
+	pt_uregs r;
+
+	if (get_regs(pid, &r) || (PT_ARG0(&r) = v, set_regs(pid, &r)))
+		printf("# set arg0: %s\n", strerror(errno));
+}
+
+/*
+ * Make the read of this entry stop complete: a byte into the pipe whose
+ * read end it names (whichever fd a restart re-issued).
+ */
+static void feed(const struct pt_info *in)
+{
+	int fd = -1;
+
+	if (in->entry.nr != SYS_read)
+		return;
+	if ((long)in->entry.args[0] == pipe_fds[0])
+		fd = pipe_fds[1];
+	else if ((long)in->entry.args[0] == pipe2_fds[0])
+		fd = pipe2_fds[1];
+	if (fd < 0 || write(fd, "T", 1) != 1)
+		printf("# feed fd %d: %s\n", fd, strerror(errno));
+}
+
+/*
+ * Trace the tracee from the first entry stop of sc->nr for sc->events
+ * stops (syscall entry and exit stops, signal-delivery stops with the pc
+ * relative to the first entry stop's and the return register), then
+ * detach.  Returns 0 when it detached, -1 when the tracee ended early
+ * (and was reaped).
+ */
+static int trace_run(pid_t pid, const struct scen *sc, struct trace *t)
+{
+	int started = 0, sent = 0, sigstops = 0, resig = 0, n = 0, st;
+	int exit_written = 0;
+	long last_nr = -1;
+	struct pt_info in;
+	pt_uregs r;
+
+	memset(t, 0, sizeof(*t));
+	if (waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st) ||
+	    WSTOPSIG(st) != SIGSTOP) {
+		printf("# tracee did not stop: %#x\n", st);
+		return -1;
+	}
+	if (ptrace(PTRACE_SETOPTIONS, pid, 0,
+		   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL))
+		printf("# PTRACE_SETOPTIONS: %s\n", strerror(errno));
+	while (n < sc->events) {
+		if (ptrace(PTRACE_SYSCALL, pid, 0, resig)) {
+			printf("# PTRACE_SYSCALL: %s\n", strerror(errno));
+			return -1;
+		}
+		resig = 0;
+		if (waitpid(pid, &st, __WALL) != pid)
+			return -1;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			tr_add(t, WIFEXITED(st) ? "exited %d" : "killed %d",
+			       WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+			return -1;
+		}
+		if (WSTOPSIG(st) != (SIGTRAP | 0x80)) {
+			if (!started) {
+				resig = WSTOPSIG(st);
+				continue;
+			}
+			memset(&r, 0, sizeof(r));
+			get_regs(pid, &r);
+			tr_add(t, "signal %d pc%+ld ret %ld", WSTOPSIG(st),
+			       (long)(PT_PC(&r) - t->first.instruction_pointer),
+			       PT_RET(&r));
+			if ((sc->deliver >> sigstops++) & 1)
+				resig = WSTOPSIG(st);
+			n++;
+			continue;
+		}
+		memset(&in, 0, sizeof(in));
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(in), &in) <= 0)
+			printf("# PTRACE_GET_SYSCALL_INFO: %s\n",
+			       strerror(errno));
+		if (in.op == PTRACE_SYSCALL_INFO_ENTRY) {
+			if (!started && (long)in.entry.nr != sc->nr)
+				continue;
+			if (!started)
+				t->first = in;
+			started = 1;
+			last_nr = in.entry.nr;
+			tr_entry(t, in.entry.nr, (long)in.entry.args[0]);
+			if ((long)in.entry.nr == sc->nr ||
+			    (long)in.entry.nr == SYS_restart_syscall) {
+				if (++t->entries == 2) {
+					t->second = in;
+					if (sc->feed)
+						feed(&in);
+				}
+				if (sent < sc->nsend) {
+					kill(pid, SIGUSR1);
+					sent++;
+				}
+				if (t->entries == 1 && sc->entry_arg0 >= 0)
+					set_arg0(pid, sc->entry_arg0);
+			}
+		} else if (in.op == PTRACE_SYSCALL_INFO_EXIT && started) {
+			if (last_nr == SYS_clone && in.exit.rval > 0)
+				tr_add(t, "exit pid");
+			else
+				tr_add(t, "exit %lld", (long long)in.exit.rval);
+			if (sc->exit_arg0 >= 0 && !exit_written &&
+			    in.exit.rval == -ERESTARTSYS) {
+				set_arg0(pid, sc->exit_arg0);
+				exit_written = 1;
+			}
+		} else {
+			continue;
+		}
+		n++;
+	}
+	if (ptrace(PTRACE_DETACH, pid, 0, resig))
+		printf("# PTRACE_DETACH: %s\n", strerror(errno));
+	return 0;
+}
+
+static int trace_kind;
+
+static void child_tracee(void)
+{
+	tracee_main(trace_kind);
+}
+
+/* Fork a tracee of this kind, trace it; the ktap_wait result follows. */
+static int run_traced(const struct scen *sc, struct trace *t, const char *what)
+{
+	pid_t pid;
+	int r;
+
+	reset_shared();
+	trace_kind = sc->kind;
+	pid = fork_child(child_tracee);
+	r = trace_run(pid, sc, t);
+	if (r == 0) {
+		ktap_wait(pid, 0, what);
+	} else {
+		if (pid > 0 && kill(pid, SIGKILL) == 0)
+			waitpid(pid, NULL, __WALL);
+		ktap_check(0, "%s: child ended as expected", what);
+	}
+	return r;
+}
+
+static void check_trace(struct trace *t, const char *want, const char *name)
+{
+	if (strcmp(t->s, want)) {
+		printf("# got:      %s\n", t->s);
+		printf("# expected: %s\n", want);
+	}
+	ktap_check(!strcmp(t->s, want), "%s", name);
+}
+
+/*
+ * The signal-delivery stop after an -ERESTART* code: rewound on arm64
+ * (pc back by the svc size, first argument back in x0/r0), untouched on
+ * x86 (the code still in the return register).
+ */
+static void want_signal(struct trace *w, int insn, long code, long arg0)
+{
+	if (STOP_REWOUND)
+		tr_add(w, "signal %d pc%+ld ret %ld", SIGUSR1, -(long)insn,
+		       arg0);
+	else
+		tr_add(w, "signal %d pc+0 ret %ld", SIGUSR1, code);
+}
+
+/* rt_sigreturn's value after a restart: x86 orig_ax, arm64 orig_x0 */
+static long want_restart_value(long nr, long arg0)
+{
+	return STOP_REWOUND ? arg0 : nr;
+}
+
+static int same_entry(const struct pt_info *a, const struct pt_info *b)
+{
+	int i;
+
+	if (a->instruction_pointer != b->instruction_pointer ||
+	    a->entry.nr != b->entry.nr) {
+		printf("# first entry nr %llu pc %#llx, second nr %llu pc %#llx\n",
+		       (unsigned long long)a->entry.nr,
+		       (unsigned long long)a->instruction_pointer,
+		       (unsigned long long)b->entry.nr,
+		       (unsigned long long)b->instruction_pointer);
+		return 0;
+	}
+	for (i = 0; i < 3; i++)
+		if (a->entry.args[i] != b->entry.args[i]) {
+			printf("# argument %d: %#llx then %#llx\n", i,
+			       (unsigned long long)a->entry.args[i],
+			       (unsigned long long)b->entry.args[i]);
+			return 0;
+		}
+	return 1;
+}
+
+/* read() interrupted at its entry stop, with and without SA_RESTART. */
+static void test_traced_read(void)
+{
+	struct scen sc = {
+		.kind = T_READ, .nr = SYS_read, .nsend = 1, .deliver = 1,
+		.entry_arg0 = -1, .exit_arg0 = -1, .feed = 1, .events = 7,
+	};
+	struct trace t, w;
+	long fd;
+
+	if (pipe(pipe_fds))
+		printf("# pipe: %s\n", strerror(errno));
+	fd = pipe_fds[0];
+
+	run_traced(&sc, &t, "traced read with SA_RESTART");
+	memset(&w, 0, sizeof(w));
+	tr_add(&w, "entry read(%ld), exit %d", fd, -ERESTARTSYS);
+	want_signal(&w, SC_LEN, -ERESTARTSYS, fd);
+	tr_add(&w, "entry " SIGRETURN ", exit %ld, entry read(%ld), exit 1",
+	       want_restart_value(SYS_read, fd), fd);
+	check_trace(&t, w.s, "traced read with SA_RESTART: stops in order");
+	ktap_check(t.entries == 2 && same_entry(&t.first, &t.second),
+		   "traced read with SA_RESTART: restarted entry has the same pc and arguments");
+	ktap_eq(sh->ret == 1 ? sh->byte : sh->ret, 'T',
+		"traced read with SA_RESTART returns the byte fed after the restart");
+
+	sc.kind = T_READ_INTR;
+	sc.events = 6;
+	run_traced(&sc, &t, "traced read without SA_RESTART");
+	memset(&w, 0, sizeof(w));
+	tr_add(&w, "entry read(%ld), exit %d", fd, -ERESTARTSYS);
+	want_signal(&w, SC_LEN, -ERESTARTSYS, fd);
+	tr_add(&w, "entry " SIGRETURN ", exit %d, entry exit_group", -EINTR);
+	check_trace(&t, w.s, "traced read without SA_RESTART: stops in order");
+	ktap_eq(sh->ret, -EINTR, "traced read without SA_RESTART fails with EINTR");
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+}
+
+/*
+ * The tracer rewrites the first-argument register of an interrupted
+ * SA_RESTART read: at its entry stop, the restart re-issues the new value
+ * on both (arm64 keeps orig_x0 in sync with a tracer's x0 write at an
+ * entry stop); at its exit stop, x86 restarts with the new rdi/ebx while
+ * on arm64 x0 is the -ERESTARTSYS itself: the write replaces the return
+ * value and do_signal() sees no restart code, the read returns it.
+ */
+static void test_traced_arg0(void)
+{
+	struct scen sc = {
+		.kind = T_READ, .nr = SYS_read, .nsend = 1, .deliver = 1,
+		.entry_arg0 = -1, .exit_arg0 = -1, .feed = 1, .events = 7,
+	};
+	struct trace t, w;
+	long fd, fd2, rfd;
+
+	if (pipe(pipe_fds) || pipe(pipe2_fds))
+		printf("# pipe: %s\n", strerror(errno));
+	fd = pipe_fds[0];
+	fd2 = pipe2_fds[0];
+	rfd = COMPAT_ORIG_R0 ? fd : fd2;
+
+	/* at the entry stop: the second pipe is empty too */
+	sc.entry_arg0 = fd2;
+	run_traced(&sc, &t, "tracer's entry-stop fd write");
+	memset(&w, 0, sizeof(w));
+	tr_add(&w, "entry read(%ld), exit %d", fd, -ERESTARTSYS);
+	want_signal(&w, SC_LEN, -ERESTARTSYS, rfd);
+	tr_add(&w, "entry " SIGRETURN ", exit %ld, entry read(%ld), exit 1",
+	       want_restart_value(SYS_read, rfd), rfd);
+	check_trace(&t, w.s,
+		    "tracer's fd written at the entry stop: stops in order");
+	ktap_eq(sh->ret == 1 ? sh->byte : sh->ret, 'T',
+		"tracer's fd written at the entry stop: restarted read returns the fed byte");
+}
+
+static void test_traced_arg0_exit(void)
+{
+	struct scen sc = {
+		.kind = T_READ, .nr = SYS_read, .nsend = 1, .deliver = 1,
+		.entry_arg0 = -1, .exit_arg0 = -1, .feed = 1,
+		.events = STOP_REWOUND ? 6 : 7,
+	};
+	struct trace t, w;
+	long fd = pipe_fds[0], fd2 = pipe2_fds[0];
+
+	/* at the exit stop: the second pipe holds a byte */
+	if (write(pipe2_fds[1], "X", 1) != 1)
+		printf("# write: %s\n", strerror(errno));
+	sc.exit_arg0 = fd2;
+	run_traced(&sc, &t, "tracer's exit-stop fd write");
+	memset(&w, 0, sizeof(w));
+	tr_add(&w, "entry read(%ld), exit %d", fd, -ERESTARTSYS);
+	if (STOP_REWOUND) {
+		tr_add(&w, "signal %d pc+0 ret %ld", SIGUSR1, fd2);
+		tr_add(&w, "entry " SIGRETURN ", exit %ld, entry exit_group",
+		       fd2);
+	} else {
+		want_signal(&w, SC_LEN, -ERESTARTSYS, fd2);
+		tr_add(&w, "entry " SIGRETURN ", exit %ld, entry read(%ld), exit 1",
+		       want_restart_value(SYS_read, fd2), fd2);
+	}
+	check_trace(&t, w.s,
+		    "tracer's first-argument write at the exit stop: stops in order");
+	if (STOP_REWOUND)
+		ktap_eq(sh->ret, fd2,
+			"tracer's x0 write at the exit stop is the read's return value");
+	else
+		ktap_eq(sh->ret == 1 ? sh->byte : sh->ret, 'X',
+			"tracer's fd written at the exit stop is read after the restart");
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+	close(pipe2_fds[0]);
+	close(pipe2_fds[1]);
+}
+
+/*
+ * nanosleep: a signal suppressed by the tracer restarts it through
+ * restart_syscall; a second signal, delivered to an SA_RESTART handler,
+ * ends that with EINTR.
+ */
+static void test_traced_nanosleep(void)
+{
+	struct scen sc = {
+		.kind = T_NANOSLEEP, .nr = SYS_nanosleep, .nsend = 2,
+		.deliver = 2, .entry_arg0 = -1, .exit_arg0 = -1, .feed = 0,
+		.events = 9,
+	};
+	struct trace t, w;
+	long req;
+
+	run_traced(&sc, &t, "traced nanosleep");
+	req = (long)t.first.entry.args[0];
+	memset(&w, 0, sizeof(w));
+	tr_add(&w, "entry nanosleep, exit %d", -ERESTART_RESTARTBLOCK);
+	want_signal(&w, SC_LEN, -ERESTART_RESTARTBLOCK, req);
+	tr_add(&w, "entry restart_syscall, exit %d", -ERESTART_RESTARTBLOCK);
+	want_signal(&w, SC_LEN, -ERESTART_RESTARTBLOCK, req);
+	tr_add(&w, "entry " SIGRETURN ", exit %d, entry exit_group", -EINTR);
+	check_trace(&t, w.s,
+		    "traced nanosleep: suppressed signal restarts it through restart_syscall");
+	ktap_eq(t.entries == 2 ?
+		(long)(t.second.instruction_pointer - t.first.instruction_pointer) : -1,
+		0, "restart_syscall entry stop has the nanosleep's pc");
+	ktap_eq(sh->ret, -EINTR,
+		"nanosleep fails with EINTR after restart_syscall");
+}
+
+/*
+ * clone with a signal pending at its start: -ERESTARTNOINTR, restarted
+ * after a handler without SA_RESTART.
+ */
+static void test_traced_clone(void)
+{
+	struct scen sc = {
+		.kind = T_CLONE, .nr = SYS_clone, .nsend = 1, .deliver = 1,
+		.entry_arg0 = -1, .exit_arg0 = -1, .feed = 0, .events = 7,
+	};
+	struct trace t, w;
+
+	run_traced(&sc, &t, "traced clone");
+	memset(&w, 0, sizeof(w));
+	tr_add(&w, "entry clone, exit %d", -ERESTARTNOINTR);
+	want_signal(&w, SC_LEN, -ERESTARTNOINTR, 0);
+	tr_add(&w, "entry " SIGRETURN ", exit %ld, entry clone, exit pid",
+	       want_restart_value(SYS_clone, 0));
+	check_trace(&t, w.s,
+		    "traced clone: pending signal restarts it with ERESTARTNOINTR");
+	ktap_check(sh->ret > 0 && sh->wstatus == 0 && sh->handled == 1,
+		   "restarted clone creates one child after a handler without SA_RESTART");
+	if (!(sh->ret > 0 && sh->wstatus == 0 && sh->handled == 1))
+		printf("# clone %ld, child status %#lx, handler ran %d times\n",
+		       sh->ret, sh->wstatus, sh->handled);
+}
+
+/* ---- 5. AArch32: Thumb and ARM svc restarts ------------------------- */
+
+#ifdef HAVE_THUMB
+static int thumb_mode;
+
+static void child_mode_read(void)
+{
+	unsigned long count = 0;
+	unsigned char c = 0;
+
+	sh->ret = thumb_mode ? thumb_read(pipe_fds[0], &c, &count) :
+			       arm_read(pipe_fds[0], &c, &count);
+	sh->byte = c;
+	sh->count = count;
+}
+#endif
+
+static void test_aarch32_mode(int thumb)
+{
+	const char *what = thumb ? "AArch32 Thumb svc" : "AArch32 ARM svc";
+#ifdef HAVE_THUMB
+	struct scen sc = {
+		.kind = thumb ? T_THUMB : T_ARM, .nr = SYS_read, .nsend = 1,
+		.deliver = 1, .entry_arg0 = -1, .exit_arg0 = -1, .feed = 1,
+		.events = 7,
+	};
+	unsigned long after = (unsigned long)(thumb ? thumb_svc_after :
+						      arm_svc_after);
+	int insn = thumb ? 2 : 4;
+	struct trace t, w;
+	pid_t pid;
+	long fd;
+
+	if (pipe(pipe_fds))
+		printf("# pipe: %s\n", strerror(errno));
+	fd = pipe_fds[0];
+
+	/* untraced: the read restarts and the counter ran once */
+	reset_shared();
+	thumb_mode = thumb;
+	set_handler(SIGUSR1, on_signal, SA_RESTART);
+	pid = fork_child(child_mode_read);
+	set_handler(SIGUSR1, SIG_DFL, 0);
+	if (wait_sleeping_in(pid, SYS_read))
+		kill(pid, SIGUSR1);
+	wait_handled(1);
+	wait_sleeping_in(pid, SYS_read);
+	if (write(pipe_fds[1], "M", 1) != 1)
+		printf("# write: %s\n", strerror(errno));
+	ktap_wait(pid, 0, what);
+	ktap_eq(sh->ret == 1 ? sh->byte : sh->ret, 'M',
+		"%s: restarted read returns the data", what);
+	ktap_eq(sh->count, 1,
+		"%s: restart re-executes the svc and nothing before it", what);
+
+	/* traced: the rewound pc at the signal stop and the entry pcs */
+	run_traced(&sc, &t, thumb ? "AArch32 Thumb svc traced" :
+				    "AArch32 ARM svc traced");
+	memset(&w, 0, sizeof(w));
+	tr_add(&w, "entry read(%ld), exit %d", fd, -ERESTARTSYS);
+	want_signal(&w, insn, -ERESTARTSYS, fd);
+	tr_add(&w, "entry " SIGRETURN ", exit %ld, entry read(%ld), exit 1",
+	       fd, fd);
+	check_trace(&t, w.s, thumb ?
+		    "AArch32 Thumb svc: signal stop pc is rewound by 2" :
+		    "AArch32 ARM svc: signal stop pc is rewound by 4");
+	ktap_check(t.entries == 2 && t.first.instruction_pointer == after &&
+		   t.second.instruction_pointer == after,
+		   "%s: both entry stops are at the address after the svc",
+		   what);
+	if (t.second.instruction_pointer != after)
+		printf("# entry pcs %#llx %#llx, svc ends at %#lx\n",
+		       (unsigned long long)t.first.instruction_pointer,
+		       (unsigned long long)t.second.instruction_pointer, after);
+	ktap_eq(sh->count, 1, "%s: traced restart runs only the svc again", what);
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+#else
+	const char *why = "Thumb is AArch32's";
+
+	ktap_skip(why, "%s: child ended as expected", what);
+	ktap_skip(why, "%s: restarted read returns the data", what);
+	ktap_skip(why, "%s: restart re-executes the svc and nothing before it",
+		  what);
+	ktap_skip(why, "%s traced: child ended as expected", what);
+	ktap_skip(why, thumb ?
+		  "AArch32 Thumb svc: signal stop pc is rewound by 2" :
+		  "AArch32 ARM svc: signal stop pc is rewound by 4");
+	ktap_skip(why, "%s: both entry stops are at the address after the svc",
+		  what);
+	ktap_skip(why, "%s: traced restart runs only the svc again", what);
+#endif
+}
+
+/* ---- 6. registers around a syscall that gets a signal --------------- */
+
+static void fill_in(unsigned long *in)
+{
+	int i;
+
+	for (i = 0; i < NR_GPRS; i++)
+		in[i] = REG_PATTERN(i);
+	in[SLOT_FLAGS] = FLAGS_PATTERN;
+	in[SLOT_SP] = 0;
+}
+
+/* Count the registers that differ from want (SKIP_REG: not compared). */
+static int compare_gprs(const unsigned long *got, const unsigned long *want,
+			const char *what)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < NR_GPRS; i++) {
+		if (want[i] == SKIP_REG || got[i] == want[i])
+			continue;
+		printf("# %s %s: got %#lx, expected %#lx\n", what,
+		       reg_names[i], got[i], want[i]);
+		bad++;
+	}
+	return bad;
+}
+
+/*
+ * kill(getpid(), SIGUSR1) from regs_call: the signal is pending at the
+ * syscall's exit, the handler runs before the next instruction, sees the
+ * return value 0 and the other registers; sigreturn gives them back.
+ */
+static void test_kill_self(void)
+{
+	unsigned long in[NR_SLOTS], out[NR_SLOTS], want[NR_SLOTS];
+
+	reset_shared();
+	fill_in(in);
+	in[IDX_NR] = SYS_kill;
+	in[idx_arg[0]] = getpid();
+	in[idx_arg[1]] = SIGUSR1;
+	memcpy(want, in, sizeof(want));
+	want[IDX_RET] = 0;
+	if (IDX_RIP_COPY >= 0)
+		want[IDX_RIP_COPY] = (unsigned long)rc_after;
+	if (IDX_FLAGS_COPY >= 0)
+		want[IDX_FLAGS_COPY] = SKIP_REG;
+	memset(out, 0, sizeof(out));
+	set_regs_handler(SIGUSR1);
+	regs_call(in, out);
+	set_handler(SIGUSR1, SIG_DFL, 0);
+
+	ktap_eq(sh->sig_count, 1, "kill to self: handler ran once");
+	ktap_eq(sh->uc_pc, (unsigned long)rc_after,
+		"kill to self: ucontext pc follows the syscall instruction");
+	ktap_eq(sh->ctx[IDX_RET], 0,
+		"kill to self: ucontext return register holds the result");
+	ktap_eq(compare_gprs(sh->ctx, want, "ucontext"), 0,
+		"kill to self: ucontext holds every other register");
+	ktap_eq(out[IDX_RET], 0,
+		"kill to self: return register intact after sigreturn");
+	ktap_eq(compare_gprs(out, want, "after sigreturn"), 0,
+		"kill to self: every other register intact after sigreturn");
+	ktap_eq(out[SLOT_SP], in[SLOT_SP],
+		"kill to self: stack pointer intact after sigreturn");
+}
+
+/*
+ * The rollback before SIGSYS: syscall_rollback() puts the syscall number
+ * (x86: orig_ax) or the first argument (arm64: orig_x0) back into the
+ * return register, so the ucontext holds the registers as loaded.
+ */
+static void regs_sigsys_child(unsigned long *in)
+{
+	unsigned long out[NR_SLOTS];
+
+	fill_in(in);
+	in[IDX_NR] = SYS_getppid;
+	memcpy(sh->in, in, sizeof(sh->in));
+	memset(out, 0, sizeof(out));
+	sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	regs_call(in, out);
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	memcpy(sh->out, out, sizeof(sh->out));
+}
+
+static void child_seccomp(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP | TRAP_DATA),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	unsigned long in[NR_SLOTS];
+
+	set_regs_handler(SIGSYS);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		_exit(2);
+	regs_sigsys_child(in);
+}
+
+static void sud_nothing(void)
+{
+}
+
+static void child_sud(void)
+{
+	unsigned long in[NR_SLOTS];
+
+	set_regs_handler(SIGSYS);
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+		  (unsigned long)sud_nothing, 1, &sud_selector))
+		_exit(2);
+	regs_sigsys_child(in);
+}
+
+/* Set when syscall user dispatch is missing: its checks are skips. */
+static const char *sigsys_skip;
+
+#define SEQ(got, want, ...) do {					\
+	if (sigsys_skip)						\
+		ktap_skip(sigsys_skip, __VA_ARGS__);			\
+	else								\
+		ktap_eq(got, want, __VA_ARGS__);			\
+} while (0)
+
+static void test_sigsys(int sud)
+{
+	const char *what = sud ? "user dispatch" : "seccomp trap";
+	unsigned long want[NR_SLOTS];
+	pid_t pid;
+
+	sigsys_skip = NULL;
+	reset_shared();
+	if (sud && prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF,
+			 0, 0, 0)) {
+		printf("# PR_SET_SYSCALL_USER_DISPATCH: %s\n", strerror(errno));
+		sigsys_skip = "syscall user dispatch needs GENERIC_ENTRY";
+		ktap_skip(sigsys_skip, "%s: child ended as expected", what);
+	} else {
+		pid = fork_child(sud ? child_sud : child_seccomp);
+		ktap_wait(pid, 0, what);
+	}
+	memcpy(want, sh->in, sizeof(want));
+	if (IDX_RIP_COPY >= 0)
+		want[IDX_RIP_COPY] = (unsigned long)rc_after;
+	if (IDX_FLAGS_COPY >= 0)
+		want[IDX_FLAGS_COPY] = SKIP_REG;
+
+	SEQ(sh->sig_count, 1, "%s: SIGSYS handler ran once", what);
+	SEQ(sh->s_code, sud ? SUD_SI_CODE : SECCOMP_SI_CODE,
+	    "%s: si_code", what);
+	SEQ(sh->s_errno, sud ? 0 : TRAP_DATA, "%s: si_errno", what);
+	SEQ(sh->s_nr, SYS_getppid,
+	    "%s: si_syscall is the syscall number", what);
+	SEQ((uint32_t)sh->s_arch, NATIVE_ARCH,
+	    "%s: si_arch is the audit arch", what);
+	SEQ(sh->s_addr, (unsigned long)rc_after,
+	    "%s: si_call_addr follows the syscall instruction", what);
+	SEQ(sh->uc_pc, (unsigned long)rc_after,
+	    "%s: ucontext pc follows the syscall instruction", what);
+	/* x86: rax = orig_ax, the number; arm64: x0 = orig_x0, argument 0 */
+	SEQ(sh->ctx[IDX_RET],
+	    IDX_RET == IDX_NR ? SYS_getppid : sh->in[idx_arg[0]],
+	    "%s: ucontext return register is rolled back", what);
+	SEQ(sh->ctx[IDX_NR], SYS_getppid,
+	    "%s: ucontext syscall-number register is the number", what);
+	SEQ(compare_gprs(sh->ctx, want, "ucontext"), 0,
+	    "%s: ucontext holds the argument and other registers", what);
+	SEQ(sh->out[IDX_RET], MARK,
+	    "%s: handler's return value reaches the caller", what);
+	want[IDX_RET] = MARK;
+	SEQ(compare_gprs(sh->out, want, "after sigreturn"), 0,
+	    "%s: other registers intact after sigreturn", what);
+}
+
+int main(void)
+{
+	ktap_plan(84);
+	ktap_alarm(50);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		printf("# mmap: %s\n", strerror(errno));
+		return 1;
+	}
+
+	test_read(1);			/* 4 */
+	test_read(0);			/* 3 */
+	test_sigsuspend();		/* 6 */
+	test_nanosleep();		/* 4 */
+	test_traced_read();		/* 7 */
+	test_traced_arg0();		/* 3 */
+	test_traced_arg0_exit();	/* 3 */
+	test_traced_nanosleep();	/* 4 */
+	test_traced_clone();		/* 3 */
+	test_aarch32_mode(1);		/* 7 */
+	test_aarch32_mode(0);		/* 7 */
+	test_kill_self();		/* 7 */
+	test_sigsys(0);			/* 13 */
+	test_sigsys(1);			/* 13 or 12 */
+	return ktap_exit();
+}
