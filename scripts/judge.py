@@ -85,9 +85,17 @@ def leaf_results(test, path, out, reasons):
         out.append(('FAIL', f'{name} ({why})', why))
 
 
+# What a KTAP line looks like, at any nesting depth.  Other lines are kernel
+# messages printed while KUnit or a program writes (judged above, as
+# FAULTS) or a plain program's chatter; between a KTAP header and its plan
+# they would confuse the parser, so they are left out.
+KTAP_LINE = re.compile(r'\s*(KTAP version \d|TAP version \d|\d+\.\.\d+|ok |not ok |#)')
+
+
 def parse(lines, label, report):
     import kunit_parser
     import kunit_printer
+    lines = [l for l in lines if KTAP_LINE.match(l)]
     # The parser prints what `kunit.py parse` prints; keep it in the report.
     kunit_parser.stdout = kunit_printer.Printer(report)
     report.write(f'== {label}\n')
