@@ -8,9 +8,25 @@
  *  - skipping a syscall from the entry stop and choosing its return value;
  *  - changing syscall arguments at the entry stop;
  *  - PTRACE_SYSEMU and PTRACE_SYSEMU_SINGLESTEP (no exit stop, no syscall);
- *  - PTRACE_SINGLESTEP over the syscall instruction;
+ *  - PTRACE_SINGLESTEP over the syscall instruction (the step report of
+ *    the syscall exit path) and on from there (arm64: a second, hardware
+ *    step trap at the same pc), and single-step mixed with PTRACE_SYSCALL:
+ *    stepping from the entry stop, PTRACE_SYSCALL after step traps;
  *  - arm64: x7 (AArch32: r12) tells entry (0) from exit (1) and is
- *    restored afterwards.
+ *    restored afterwards; at the single-step and seccomp stops it is the
+ *    tracee's own value and a tracer write to it sticks;
+ *  - attaching (PTRACE_SEIZE + PTRACE_INTERRUPT, PTRACE_ATTACH) to a task
+ *    blocked in read(): the stop on the signal path before the restart,
+ *    then the restarted read's entry and exit stops;
+ *  - the SECCOMP_RET_TRACE stop and its PTRACE_SYSCALL_INFO_SECCOMP info;
+ *  - a traced syscall(-1): -ENOSYS through the entry and exit stops;
+ *  - 64-bit: the upper half of the syscall number register is ignored
+ *    (x86_64 and arm64 both take an int), and what the tracer sees of it.
+ * Every scenario logs every stop the tracer waits for (syscall entry and
+ * exit, seccomp, event and signal-delivery stops, with the si_code of a
+ * SIGTRAP and the PTRACE_GET_SYSCALL_INFO op) and the tracee's end, and
+ * compares the whole log with the expected one; every ptrace request must
+ * succeed.
  *
  * Every tracee runs one asm block: kill(self, SIGSTOP), then loads the
  * registers for the syscall under test, records sp and issues it.  The
@@ -18,12 +34,16 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -59,6 +79,9 @@ typedef struct user_regs_struct pt_uregs;
 		      0x4444dddd0404L, 0x5555eeee0505L, 0x6666ffff0606L }
 /* mov x8 + six argument loads + the sp store */
 #define PT_INSNS_BEFORE_SC	8
+#define PT_IS_64BIT		1
+/* rax with its upper half set; the kernel takes the int in eax */
+#define PT_NR_UPPER		((long)0xffffffff00000000UL)
 
 static void __attribute__((noinline, noclone)) run_sc(long *f)
 {
@@ -94,6 +117,18 @@ static void __attribute__((noinline, noclone)) run_sc(long *f)
 static unsigned long r_pc(const pt_uregs *r)
 {
 	return r->rip;
+}
+
+/* orig_rax: what the tracer reads and writes as the syscall number */
+static long r_sysno(const pt_uregs *r)
+{
+	return r->orig_rax;
+}
+
+/* The register the tracee loaded the syscall number into. */
+static long r_nrreg(const pt_uregs *r)
+{
+	return r->rax;
 }
 
 static long r_ret(const pt_uregs *r)
@@ -133,6 +168,30 @@ static void r_set_arg(pt_uregs *r, int i, long v)
  * hardware step trap after the following instruction.
  */
 #define PT_SYSEMU_STEP_PC	pt_sc_after_next
+#define PT_SYSEMU_STEP_STOP	"SIGTRAP(trace)@next"
+/* The step report of the syscall exit: send_sigtrap(TRAP_BRKPT). */
+#define PT_STEP_REPORT		"SIGTRAP(brkpt)@after"
+/*
+ * Stepping on from the step report executes the next instruction, and a
+ * step from there the one after it (no label there).
+ */
+#define PT_STEP_AFTER_REPORT	"SIGTRAP(trace)@next"
+#define PT_STEP_ON_1		"SIGTRAP(trace)@next"
+#define PT_STEP_ON_2		"SIGTRAP(trace)"
+/*
+ * A stop on the signal path of an interrupted syscall, before the restart:
+ * x86 rewinds ip and reloads ax only after get_signal(), so the tracer
+ * sees the syscall's -ERESTARTSYS after the insn, and orig_ax kept.
+ */
+#define PT_INTR_AT		"@after"
+#define PT_INTR_PC		pt_sc_after
+#define PT_INTR_RET(fd)		(-PT_ERESTARTSYS)
+#define PT_HAVE_SYSNO		1
+#define PT_INTR_SYSNO		__NR_read
+/* The entry stop of nr | PT_NR_UPPER: orig_rax keeps the upper half, */
+#define PT_UPPER_SYSNO		(PT_NR_UPPER | __NR_getpid)
+/* rax holds the entry code's -ENOSYS. */
+#define PT_UPPER_NRREG		(-ENOSYS)
 
 #elif defined(__aarch64__)
 typedef struct user_regs_struct pt_uregs;
@@ -146,6 +205,9 @@ typedef struct user_regs_struct pt_uregs;
 		      0x4444dddd0404L, 0x5555eeee0505L, 0x6666ffff0606L }
 /* ldr x8, six argument loads, ldr x7, mov x9 sp, str x9 */
 #define PT_INSNS_BEFORE_SC	10
+#define PT_IS_64BIT		1
+/* x8 with its upper half set; el0_svc_common() takes an int scno */
+#define PT_NR_UPPER		((long)0xffffffff00000000UL)
 
 static void __attribute__((noinline, noclone)) run_sc(long *f)
 {
@@ -186,6 +248,12 @@ static unsigned long r_pc(const pt_uregs *r)
 	return r->pc;
 }
 
+/* The syscall number register the tracee loaded. */
+static long r_nrreg(const pt_uregs *r)
+{
+	return r->regs[8];
+}
+
 static long r_ret(const pt_uregs *r)
 {
 	return r->regs[0];
@@ -213,6 +281,35 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 
 /* arm64 reports a pseudo-step right after the emulated svc. */
 #define PT_SYSEMU_STEP_PC	pt_sc_after
+#define PT_SYSEMU_STEP_STOP	"SIGTRAP(user)@after"
+/*
+ * The pseudo-step of the syscall exit: arm64 has no
+ * user_single_step_report(), the generic one sends SIGTRAP with SI_USER.
+ */
+#define PT_STEP_REPORT		"SIGTRAP(user)@after"
+/*
+ * Stepped from the pseudo-step with no register write, the svc's saved
+ * SPSR.SS is still 0: the hardware step is active-pending and traps at
+ * once, a second stop at the same pc (a SETREGSET rewinds SPSR.SS).  From
+ * the entry stop, PTRACE_SINGLESTEP sets SPSR.SS: no such second stop.
+ */
+#define PT_STEP_AFTER_REPORT	"SIGTRAP(trace)@next"
+#define PT_STEP_ON_1		"SIGTRAP(trace)@after"
+#define PT_STEP_ON_2		"SIGTRAP(trace)@next"
+/*
+ * A stop on the signal path of an interrupted syscall, before the restart:
+ * arm64 do_signal() rewinds pc to the svc, reloads x0 from orig_x0 and
+ * forgets the syscall (syscallno -1) before get_signal().
+ */
+#define PT_INTR_AT		"@insn"
+#define PT_INTR_PC		pt_sc_insn
+#define PT_INTR_RET(fd)		(fd)
+#define PT_HAVE_SYSNO		1
+#define PT_INTR_SYSNO		(-1)
+/* The entry stop of nr | PT_NR_UPPER: syscallno is the int, */
+#define PT_UPPER_SYSNO		__NR_getpid
+/* and x8 is left as the tracee loaded it. */
+#define PT_UPPER_NRREG		(PT_NR_UPPER | __NR_getpid)
 
 #elif defined(__i386__)
 /* ia32 tracee (and tracer) on the x86_64 kernel: int $0x80 */
@@ -228,6 +325,8 @@ typedef struct user_regs_struct pt_uregs;
 		      0x4444d404L, (long)0xa555e505UL, 0x6666f606L }
 /* eax, ebx, ecx, edx, esi, ebp loads, the sp store, edi (held f) */
 #define PT_INSNS_BEFORE_SC	8
+#define PT_IS_64BIT		0
+#define PT_NR_UPPER		0L
 
 /*
  * All seven registers carry the syscall (ebp is the sixth argument), so
@@ -273,6 +372,16 @@ static unsigned long r_pc(const pt_uregs *r)
 	return r->eip;
 }
 
+static long r_sysno(const pt_uregs *r)
+{
+	return r->orig_eax;
+}
+
+static long r_nrreg(const pt_uregs *r)
+{
+	return r->eax;
+}
+
 static long r_ret(const pt_uregs *r)
 {
 	return r->eax;
@@ -304,6 +413,18 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 
 /* As on x86_64: no exit trap, the step trap after the next insn. */
 #define PT_SYSEMU_STEP_PC	pt_sc_after_next
+#define PT_SYSEMU_STEP_STOP	"SIGTRAP(trace)@next"
+#define PT_STEP_REPORT		"SIGTRAP(brkpt)@after"
+#define PT_STEP_AFTER_REPORT	"SIGTRAP(trace)@next"
+#define PT_STEP_ON_1		"SIGTRAP(trace)@next"
+#define PT_STEP_ON_2		"SIGTRAP(trace)"
+#define PT_INTR_AT		"@after"
+#define PT_INTR_PC		pt_sc_after
+#define PT_INTR_RET(fd)		(-PT_ERESTARTSYS)
+#define PT_HAVE_SYSNO		1
+#define PT_INTR_SYSNO		__NR_read
+#define PT_UPPER_SYSNO		0L
+#define PT_UPPER_NRREG		0L
 
 #elif defined(__arm__)
 /* AArch32 EABI tracee (and tracer) on the arm64 kernel: svc #0, nr in r7 */
@@ -328,6 +449,8 @@ typedef struct user_regs pt_uregs;
 		      0x4444d404L, (long)0xa555e505UL, 0x6666f606L }
 /* ldr r7, six argument loads, ldr r12, str sp */
 #define PT_INSNS_BEFORE_SC	9
+#define PT_IS_64BIT		0
+#define PT_NR_UPPER		0L
 
 /* clang (the AArch32 compiler here) has no noclone; asm labels are unique */
 static void __attribute__((noinline)) run_sc(long *f)
@@ -368,6 +491,11 @@ static unsigned long r_pc(const pt_uregs *r)
 	return r->uregs[15];
 }
 
+static long r_nrreg(const pt_uregs *r)
+{
+	return r->uregs[7];
+}
+
 static long r_ret(const pt_uregs *r)
 {
 	return r->uregs[0];
@@ -396,47 +524,30 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 
 /* The arm64 pseudo-step after the emulated svc, as for AArch64. */
 #define PT_SYSEMU_STEP_PC	pt_sc_after
+#define PT_SYSEMU_STEP_STOP	"SIGTRAP(user)@after"
+#define PT_STEP_REPORT		"SIGTRAP(user)@after"
+/* As for AArch64: a second, hardware step trap at the same pc. */
+#define PT_STEP_AFTER_REPORT	"SIGTRAP(trace)@next"
+#define PT_STEP_ON_1		"SIGTRAP(trace)@after"
+#define PT_STEP_ON_2		"SIGTRAP(trace)@next"
+#define PT_INTR_AT		"@insn"
+#define PT_INTR_PC		pt_sc_insn
+#define PT_INTR_RET(fd)		(fd)
+/*
+ * A compat tracer gets user_aarch32_view: NT_PRSTATUS and NT_ARM_VFP
+ * only, no NT_ARM_SYSTEM_CALL, and no request reads syscallno.
+ */
+#define PT_HAVE_SYSNO		0
+#define PT_INTR_SYSNO		(-1)
+#define PT_UPPER_SYSNO		0L
+#define PT_UPPER_NRREG		0L
 
 #else
 #error "ptrace.c: unsupported architecture"
 #endif
 
-static int get_regs(pid_t pid, pt_uregs *r)
-{
-	struct iovec iov = { r, sizeof(*r) };
-
-	return ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov) ? -errno : 0;
-}
-
-static int set_regs(pid_t pid, pt_uregs *r)
-{
-	struct iovec iov = { r, sizeof(*r) };
-
-	return ptrace(PTRACE_SETREGSET, pid, NT_PRSTATUS, &iov) ? -errno : 0;
-}
-
-/* Write the registers and turn the syscall at this entry stop into -1. */
-static int skip_syscall(pid_t pid, pt_uregs *r)
-{
-#if defined(__x86_64__)
-	r->orig_rax = -1;
-	return set_regs(pid, r);
-#elif defined(__aarch64__)
-	int nr = -1;
-	struct iovec iov = { &nr, sizeof(nr) };
-
-	if (set_regs(pid, r))
-		return -1;
-	return ptrace(PTRACE_SETREGSET, pid, NT_ARM_SYSTEM_CALL, &iov) ? -errno : 0;
-#elif defined(__i386__)
-	r->orig_eax = -1;
-	return set_regs(pid, r);
-#elif defined(__arm__)
-	if (set_regs(pid, r))
-		return -1;
-	return ptrace(PTRACE_SET_SYSCALL, pid, 0, (void *)-1L) ? -errno : 0;
-#endif
-}
+/* -ERESTARTSYS, the kernel-internal "restart me" return value. */
+#define PT_ERESTARTSYS	512L
 
 /* Same layout as the uapi struct ptrace_syscall_info. */
 struct pt_info {
@@ -454,36 +565,360 @@ struct pt_info {
 			__s64 rval;
 			__u8 is_error;
 		} exit;
+		struct {
+			__u64 nr;
+			__u64 args[6];
+			__u32 ret_data;
+		} seccomp;
 	};
 };
 
+#define INFO_NONE_SIZE	offsetof(struct pt_info, entry)
 #define INFO_ENTRY_SIZE	(offsetof(struct pt_info, entry.args) + 6 * 8)
 #define INFO_EXIT_SIZE	(offsetof(struct pt_info, exit.is_error) + 1)
-
-static long get_info(pid_t pid, struct pt_info *in)
-{
-	memset(in, 0xa5, sizeof(*in));
-	return ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(*in), in);
-}
+#define INFO_SECCOMP_SIZE (offsetof(struct pt_info, seccomp.ret_data) + 4)
 
 #define SYSGOOD		(SIGTRAP | 0x80)
+#define SECCOMP_STOP	(SIGTRAP | PTRACE_EVENT_SECCOMP << 8)
 #define NOTSEEN		(-12345L)
 
+/*
+ * The stops a tracer saw, in order, as "tok, tok*N, ...": a run of equal
+ * stops is counted.  Tokens: "entry(NR)", "exit", "seccomp(NR)" for the
+ * syscall and seccomp stops (from PTRACE_GET_SYSCALL_INFO); for other stops
+ * the signal ("SIGTRAP(si_code)" for a SIGTRAP), "event-stop(SIG)" for
+ * PTRACE_EVENT_STOP, then "@stop", "@insn", "@after" or "@next" when the
+ * pc is one of the labels in run_sc(), then "[op N]" if the syscall info
+ * op is not PTRACE_SYSCALL_INFO_NONE; at the end "exited N" or
+ * "killed by SIG".
+ */
+struct seq {
+	char s[1024];
+	char last[64];
+	int run;
+};
+
+static void seq_flush(struct seq *q)
+{
+	size_t n = strlen(q->s);
+
+	if (!q->run)
+		return;
+	snprintf(q->s + n, sizeof(q->s) - n, "%s%s", n ? ", " : "", q->last);
+	n = strlen(q->s);
+	if (q->run > 1)
+		snprintf(q->s + n, sizeof(q->s) - n, "*%d", q->run);
+	q->run = 0;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+seq_add(struct seq *q, const char *fmt, ...)
+{
+	char tok[sizeof(q->last)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(tok, sizeof(tok), fmt, ap);
+	va_end(ap);
+	if (q->run && !strcmp(tok, q->last)) {
+		q->run++;
+		return;
+	}
+	seq_flush(q);
+	strcpy(q->last, tok);
+	q->run = 1;
+}
+
 static const char payload[] = "abc";
-/* arg0 placeholder: the tracee puts the write end of pipe a there */
-#define ARG_PIPE_A	(-100L)
+/* arg placeholders, replaced by the tracee */
+#define ARG_PIPE_A	(-100L)	/* the write end of pipe a */
+#define ARG_PIPE_A_RD	(-101L)	/* the read end of pipe a */
+#define ARG_RBUF	(-102L)	/* rbuf */
+
+/* Where a tracee's read() puts its bytes. */
+static char rbuf[8];
 
 /* What the tracee reports after its syscall. */
 struct obs {
 	long ret, sp, x7, pipe_a, pipe_b;
+	char data[8];
+};
+
+enum {
+	TR_SECCOMP = 1,		/* install seccomp_filter(), trace seccomp */
+	TR_UNTRACED = 2,	/* no PTRACE_TRACEME: attached to later */
 };
 
 struct tracee {
 	pid_t pid;
+	int flags;
+	int alive;		/* forked and not reaped yet */
 	int res[2];		/* tracee -> tracer results */
 	int pa[2], pb[2];	/* data pipes whose content is checked */
+	int errs;		/* failed ptrace requests (or setup steps) */
+	struct seq seq;		/* every stop, and the end */
 	struct obs o;
 };
+
+/* A ptrace request on the tracee; a failure is printed and counted. */
+static long pt(struct tracee *t, const char *what, int req, long addr,
+	       long data)
+{
+	long rc = ptrace(req, t->pid, (void *)addr, (void *)data);
+
+	if (rc == -1) {
+		printf("# %s failed: %s\n", what, strerror(errno));
+		t->errs++;
+	}
+	return rc;
+}
+
+static int get_regs(struct tracee *t, pt_uregs *r)
+{
+	struct iovec iov = { r, sizeof(*r) };
+
+	return pt(t, "PTRACE_GETREGSET NT_PRSTATUS", PTRACE_GETREGSET,
+		  NT_PRSTATUS, (long)&iov) == -1 ? -1 : 0;
+}
+
+static int set_regs(struct tracee *t, pt_uregs *r)
+{
+	struct iovec iov = { r, sizeof(*r) };
+
+	return pt(t, "PTRACE_SETREGSET NT_PRSTATUS", PTRACE_SETREGSET,
+		  NT_PRSTATUS, (long)&iov) == -1 ? -1 : 0;
+}
+
+/* The syscall number as the tracer sees it, NOTSEEN if it cannot. */
+static long get_sysno(struct tracee *t, const pt_uregs *r)
+{
+#if defined(__aarch64__)
+	int nr = NOTSEEN;
+	struct iovec iov = { &nr, sizeof(nr) };
+
+	(void)r;
+	if (pt(t, "PTRACE_GETREGSET NT_ARM_SYSTEM_CALL", PTRACE_GETREGSET,
+	       NT_ARM_SYSTEM_CALL, (long)&iov) == -1)
+		return NOTSEEN;
+	return nr;
+#elif defined(__arm__)
+	(void)t;
+	(void)r;
+	return NOTSEEN;
+#else
+	(void)t;
+	return r_sysno(r);
+#endif
+}
+
+/* Write the registers and turn the syscall at this entry stop into -1. */
+static int skip_syscall(struct tracee *t, pt_uregs *r)
+{
+#if defined(__x86_64__)
+	r->orig_rax = -1;
+	return set_regs(t, r);
+#elif defined(__aarch64__)
+	int nr = -1;
+	struct iovec iov = { &nr, sizeof(nr) };
+
+	if (set_regs(t, r))
+		return -1;
+	return pt(t, "PTRACE_SETREGSET NT_ARM_SYSTEM_CALL", PTRACE_SETREGSET,
+		  NT_ARM_SYSTEM_CALL, (long)&iov) == -1 ? -1 : 0;
+#elif defined(__i386__)
+	r->orig_eax = -1;
+	return set_regs(t, r);
+#elif defined(__arm__)
+	if (set_regs(t, r))
+		return -1;
+	return pt(t, "PTRACE_SET_SYSCALL", PTRACE_SET_SYSCALL, 0, -1) == -1 ?
+	       -1 : 0;
+#endif
+}
+
+static long get_info(struct tracee *t, struct pt_info *in)
+{
+	memset(in, 0xa5, sizeof(*in));
+	return pt(t, "PTRACE_GET_SYSCALL_INFO", PTRACE_GET_SYSCALL_INFO,
+		  sizeof(*in), (long)in);
+}
+
+static const char *req_name(int req)
+{
+	switch (req) {
+	case PTRACE_CONT:
+		return "PTRACE_CONT";
+	case PTRACE_SYSCALL:
+		return "PTRACE_SYSCALL";
+	case PTRACE_SINGLESTEP:
+		return "PTRACE_SINGLESTEP";
+	case PTRACE_SYSEMU:
+		return "PTRACE_SYSEMU";
+	case PTRACE_SYSEMU_SINGLESTEP:
+		return "PTRACE_SYSEMU_SINGLESTEP";
+	}
+	return "ptrace resume request";
+}
+
+static void sig_name(char *buf, size_t n, int sig)
+{
+	static const struct {
+		int sig;
+		const char *name;
+	} names[] = {
+		{ SIGTRAP, "SIGTRAP" }, { SIGSTOP, "SIGSTOP" },
+		{ SIGCONT, "SIGCONT" }, { SIGCHLD, "SIGCHLD" },
+		{ SIGKILL, "SIGKILL" }, { SIGSEGV, "SIGSEGV" },
+		{ SIGILL, "SIGILL" }, { SIGSYS, "SIGSYS" },
+		{ SIGBUS, "SIGBUS" }, { SIGALRM, "SIGALRM" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].sig == sig) {
+			snprintf(buf, n, "%s", names[i].name);
+			return;
+		}
+	snprintf(buf, n, "signal %d", sig);
+}
+
+/* si_code of a SIGTRAP; TRAP_BRKPT (1) and TRAP_TRACE (2) need XOPEN */
+static const char *trap_code(int code)
+{
+	switch (code) {
+	case SI_USER:
+		return "user";
+	case SI_KERNEL:
+		return "kernel";
+	case 1:
+		return "brkpt";
+	case 2:
+		return "trace";
+	}
+	return "other";
+}
+
+static const char *pc_label(unsigned long pc)
+{
+	if (pc == (unsigned long)pt_stop_after)
+		return "@stop";
+	if (pc == (unsigned long)pt_sc_insn)
+		return "@insn";
+	if (pc == (unsigned long)pt_sc_after)
+		return "@after";
+	if (pc == (unsigned long)pt_sc_after_next)
+		return "@next";
+	return "";
+}
+
+/*
+ * Wait for the next stop of the tracee and log it.  Returns the stop:
+ * (status >> 8) & 0xffff, i.e. the signal, SYSGOOD for a syscall stop,
+ * SIGTRAP | event << 8 for an event stop; -1 when the tracee ended.
+ */
+static int wait_stop(struct tracee *t)
+{
+	char tok[sizeof(t->seq.last)], name[16];
+	struct pt_info in;
+	siginfo_t si;
+	pt_uregs r;
+	int st, stop, op, n;
+
+	if (waitpid(t->pid, &st, __WALL) != t->pid) {
+		printf("# waitpid: %s\n", strerror(errno));
+		t->errs++;
+		t->alive = 0;
+		seq_add(&t->seq, "waitpid failed");
+		return -1;
+	}
+	if (WIFEXITED(st)) {
+		t->alive = 0;
+		seq_add(&t->seq, "exited %d", WEXITSTATUS(st));
+		return -1;
+	}
+	if (WIFSIGNALED(st)) {
+		t->alive = 0;
+		sig_name(name, sizeof(name), WTERMSIG(st));
+		seq_add(&t->seq, "killed by %s", name);
+		return -1;
+	}
+	if (!WIFSTOPPED(st)) {
+		seq_add(&t->seq, "status %#x", st);
+		return -1;
+	}
+	stop = (st >> 8) & 0xffff;
+	op = get_info(t, &in) == -1 ? -1 : in.op;
+	if (stop == SYSGOOD) {
+		if (op == PTRACE_SYSCALL_INFO_ENTRY)
+			seq_add(&t->seq, "entry(%lld)", (long long)in.entry.nr);
+		else if (op == PTRACE_SYSCALL_INFO_EXIT)
+			seq_add(&t->seq, "exit");
+		else
+			seq_add(&t->seq, "syscall stop [op %d]", op);
+		return stop;
+	}
+	if (stop == SECCOMP_STOP) {
+		if (op == PTRACE_SYSCALL_INFO_SECCOMP)
+			seq_add(&t->seq, "seccomp(%lld)", (long long)in.seccomp.nr);
+		else
+			seq_add(&t->seq, "seccomp [op %d]", op);
+		return stop;
+	}
+	sig_name(name, sizeof(name), stop & 0xff);
+	if (stop >> 8 == PTRACE_EVENT_STOP)
+		n = snprintf(tok, sizeof(tok), "event-stop(%s)", name);
+	else if (stop >> 8)
+		n = snprintf(tok, sizeof(tok), "event %d(%s)", stop >> 8, name);
+	else if (stop == SIGTRAP &&
+		 pt(t, "PTRACE_GETSIGINFO", PTRACE_GETSIGINFO, 0, (long)&si) != -1)
+		n = snprintf(tok, sizeof(tok), "SIGTRAP(%s)", trap_code(si.si_code));
+	else
+		n = snprintf(tok, sizeof(tok), "%s", name);
+	if (!get_regs(t, &r))
+		n += snprintf(tok + n, sizeof(tok) - n, "%s", pc_label(r_pc(&r)));
+	if (op != PTRACE_SYSCALL_INFO_NONE)
+		snprintf(tok + n, sizeof(tok) - n, " [op %d]", op);
+	seq_add(&t->seq, "%s", tok);
+	return stop;
+}
+
+/* Resume with req and wait for the next stop. */
+static int resume(struct tracee *t, int req)
+{
+	if (pt(t, req_name(req), req, 0, 0) == -1)
+		return -1;
+	return wait_stop(t);
+}
+
+/* The whole log of stops against the expected one, and the requests. */
+static void check_stops(struct tracee *t, struct seq *want, const char *what)
+{
+	int same;
+
+	seq_flush(&t->seq);
+	seq_flush(want);
+	same = !strcmp(t->seq.s, want->s);
+	if (!same)
+		printf("# stops: got      %s\n# stops: expected %s\n",
+		       t->seq.s, want->s);
+	ktap_check(same, "%s: stops are exactly as expected", what);
+	ktap_eq(t->errs, 0, "%s: every ptrace request succeeded", what);
+}
+
+/* The first stop of a PTRACE_TRACEME tracee: its kill(self, SIGSTOP). */
+static void want_start(struct seq *w)
+{
+	memset(w, 0, sizeof(*w));
+	seq_add(w, "SIGSTOP@stop");
+}
+
+/* n single-step traps, the last one on the syscall instruction */
+static void want_steps(struct seq *w, int n)
+{
+	while (--n > 0)
+		seq_add(w, "SIGTRAP(trace)");
+	seq_add(w, "SIGTRAP(trace)@insn");
+}
 
 static long pending(int fd)
 {
@@ -494,6 +929,33 @@ static long pending(int fd)
 	return n;
 }
 
+/* SECCOMP_RET_DATA of the filter's SECCOMP_RET_TRACE */
+#define FILTER_DATA	0x1ab7
+
+/* RET_TRACE | FILTER_DATA for getppid at pt_sc_insn, allow the rest. */
+static int install_filter(void)
+{
+	__u64 ip = (unsigned long)pt_sc_after;
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, instruction_pointer)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)ip, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, instruction_pointer) + 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)(ip >> 32), 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | FILTER_DATA),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
 static void __attribute__((noreturn))
 tracee_main(struct tracee *t, long nr, const long *args)
 {
@@ -501,13 +963,22 @@ tracee_main(struct tracee *t, long nr, const long *args)
 	struct obs o;
 
 	memset(f, 0, sizeof(f));
-	if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+	if (!(t->flags & TR_UNTRACED) && ptrace(PTRACE_TRACEME, 0, 0, 0))
 		_exit(10);
+	/* a read of pipe a returns 0 if the tracer goes away */
+	if (t->flags & TR_UNTRACED)
+		close(t->pa[1]);
+	if ((t->flags & TR_SECCOMP) && install_filter())
+		_exit(12);
 	f[F_PID] = getpid();
 	f[F_NR] = nr;
 	memcpy(&f[F_ARG0], args, 6 * sizeof(long));
 	if (f[F_ARG0] == ARG_PIPE_A)
 		f[F_ARG0] = t->pa[1];
+	if (f[F_ARG0] == ARG_PIPE_A_RD)
+		f[F_ARG0] = t->pa[0];
+	if (f[F_ARG0 + 1] == ARG_RBUF)
+		f[F_ARG0 + 1] = (long)rbuf;
 	f[F_RET] = NOTSEEN;
 	f[F_SCRATCH_IN] = X7_MARKER;
 	run_sc(f);
@@ -518,92 +989,79 @@ tracee_main(struct tracee *t, long nr, const long *args)
 	o.x7 = f[F_SCRATCH_OUT];
 	o.pipe_a = pending(t->pa[0]);
 	o.pipe_b = pending(t->pb[0]);
+	memcpy(o.data, rbuf, sizeof(o.data));
 	if (write(t->res[1], &o, sizeof(o)) != sizeof(o))
 		_exit(11);
 	_exit(0);
 }
 
-/* Wait for the next stop: the stop signal, or -1 when it is not a stop. */
-static int wait_stop(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, __WALL) != pid) {
-		printf("# waitpid: %s\n", strerror(errno));
-		return -1;
-	}
-	if (!WIFSTOPPED(st)) {
-		printf("# tracee not stopped: status %#x\n", st);
-		return -1;
-	}
-	return WSTOPSIG(st);
-}
-
-/* Resume with req and wait for the next stop. */
-static int resume(struct tracee *t, int req)
-{
-	if (ptrace(req, t->pid, 0, 0)) {
-		printf("# ptrace(%d): %s\n", req, strerror(errno));
-		return -1;
-	}
-	return wait_stop(t->pid);
-}
-
-/* Fork a tracee that stops itself right before the syscall under test. */
-static int start(struct tracee *t, long nr, const long *args)
+/* Fork a tracee that runs run_sc() for nr and args. */
+static int spawn(struct tracee *t, long nr, const long *args, int flags)
 {
 	memset(t, 0, sizeof(*t));
+	t->flags = flags;
+	t->pid = -1;
+	t->res[0] = t->res[1] = t->pa[0] = t->pa[1] = t->pb[0] = t->pb[1] = -1;
 	t->o.ret = t->o.sp = t->o.x7 = t->o.pipe_a = t->o.pipe_b = NOTSEEN;
 	if (pipe(t->res) || pipe(t->pa) || pipe(t->pb)) {
 		printf("# pipe: %s\n", strerror(errno));
-		t->pid = -1;
+		t->errs++;
 		return -1;
 	}
 	t->pid = fork();
 	if (t->pid < 0) {
 		printf("# fork: %s\n", strerror(errno));
+		t->errs++;
 		return -1;
 	}
 	if (t->pid == 0)
 		tracee_main(t, nr, args);
-	if (wait_stop(t->pid) != SIGSTOP)
+	t->alive = 1;
+	return 0;
+}
+
+/* Fork a tracee that stops itself right before the syscall under test. */
+static int start(struct tracee *t, long nr, const long *args, int flags)
+{
+	long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL;
+
+	if (spawn(t, nr, args, flags) || wait_stop(t) != SIGSTOP)
 		return -1;
-	if (ptrace(PTRACE_SETOPTIONS, t->pid, 0,
-		   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)) {
-		printf("# PTRACE_SETOPTIONS: %s\n", strerror(errno));
+	if (flags & TR_SECCOMP)
+		opts |= PTRACE_O_TRACESECCOMP;
+	if (pt(t, "PTRACE_SETOPTIONS", PTRACE_SETOPTIONS, 0, opts) == -1)
 		return -1;
-	}
 	return 0;
 }
 
 /* Let the tracee run to its end (or kill it) and collect its report. */
 static void finish(struct tracee *t)
 {
-	int st = 0, i;
+	int i;
 
-	close(t->res[1]);
-	if (t->pid > 0) {
-		for (i = 0; i < 4; i++) {
-			if (ptrace(PTRACE_CONT, t->pid, 0, 0) ||
-			    waitpid(t->pid, &st, __WALL) != t->pid ||
-			    !WIFSTOPPED(st))
-				break;
-			printf("# extra stop, signal %d\n", WSTOPSIG(st));
-		}
-		if (!WIFEXITED(st) && !WIFSIGNALED(st)) {
-			kill(t->pid, SIGKILL);
-			waitpid(t->pid, &st, __WALL);
-		}
-		if (!WIFEXITED(st) || WEXITSTATUS(st))
-			printf("# tracee status %#x\n", st);
-		if (read(t->res[0], &t->o, sizeof(t->o)) != sizeof(t->o))
-			printf("# no report from the tracee\n");
+	if (t->res[1] >= 0)
+		close(t->res[1]);
+	/* every further stop is logged; a few are enough to see them */
+	for (i = 0; t->alive && i < 6; i++)
+		if (resume(t, PTRACE_CONT) == -1 && t->alive)
+			break;
+	if (t->alive) {
+		kill(t->pid, SIGKILL);
+		waitpid(t->pid, NULL, __WALL);
+		t->alive = 0;
+		seq_add(&t->seq, "killed by the tracer");
 	}
-	close(t->res[0]);
-	close(t->pa[0]);
-	close(t->pa[1]);
-	close(t->pb[0]);
-	close(t->pb[1]);
+	if (t->res[0] >= 0 && t->pid > 0 &&
+	    read(t->res[0], &t->o, sizeof(t->o)) != sizeof(t->o))
+		printf("# no report from the tracee\n");
+	for (i = 0; i < 2; i++) {
+		if (t->res[i] >= 0)
+			close(t->res[i]);
+		if (t->pa[i] >= 0)
+			close(t->pa[i]);
+		if (t->pb[i] >= 0)
+			close(t->pb[i]);
+	}
 }
 
 static const long six_args[6] = PT_SIX_ARGS;
@@ -613,6 +1071,7 @@ static void test_syscall_info(void)
 {
 	struct pt_info en, ex;
 	struct tracee t;
+	struct seq want;
 	pt_uregs r;
 	long en_size = NOTSEEN, ex_size = NOTSEEN;
 	long x7_entry = NOTSEEN, x7_exit = NOTSEEN;
@@ -620,22 +1079,27 @@ static void test_syscall_info(void)
 
 	memset(&en, 0, sizeof(en));
 	memset(&ex, 0, sizeof(ex));
-	if (!start(&t, __NR_getppid, six_args)) {
+	if (!start(&t, __NR_getppid, six_args, 0)) {
 		sig_en = resume(&t, PTRACE_SYSCALL);
 		if (sig_en == SYSGOOD) {
-			en_size = get_info(t.pid, &en);
-			if (!get_regs(t.pid, &r))
+			en_size = get_info(&t, &en);
+			if (!get_regs(&t, &r))
 				x7_entry = r_x7(&r);
 			sig_ex = resume(&t, PTRACE_SYSCALL);
 		}
 		if (sig_ex == SYSGOOD) {
-			ex_size = get_info(t.pid, &ex);
-			if (!get_regs(t.pid, &r))
+			ex_size = get_info(&t, &ex);
+			if (!get_regs(&t, &r))
 				x7_exit = r_x7(&r);
 		}
 	}
 	finish(&t);
 
+	want_start(&want);
+	seq_add(&want, "entry(%d)", __NR_getppid);
+	seq_add(&want, "exit");
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "syscall info");
 	ktap_eq(sig_en, SYSGOOD, "syscall entry stop is sigtrap|0x80");
 	ktap_eq(en_size, INFO_ENTRY_SIZE, "entry info size");
 	ktap_eq(en.op, PTRACE_SYSCALL_INFO_ENTRY, "entry info op is entry");
@@ -681,26 +1145,32 @@ static void test_syscall_error(void)
 	long args[6] = { -1, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e };
 	struct pt_info en, ex;
 	struct tracee t;
+	struct seq want;
 	pt_uregs r;
 	int sig_ex = -1;
 
 	memset(&en, 0, sizeof(en));
 	memset(&ex, 0, sizeof(ex));
-	if (!start(&t, __NR_close, args) &&
+	if (!start(&t, __NR_close, args, 0) &&
 	    resume(&t, PTRACE_SYSCALL) == SYSGOOD) {
-		get_info(t.pid, &en);
+		get_info(&t, &en);
 		sig_ex = resume(&t, PTRACE_SYSCALL);
 		if (sig_ex == SYSGOOD) {
-			get_info(t.pid, &ex);
+			get_info(&t, &ex);
 			/* x7 holds the stop marker now; this write is lost. */
-			if (!get_regs(t.pid, &r)) {
+			if (!get_regs(&t, &r)) {
 				r_set_x7(&r, 0x5eed);
-				set_regs(t.pid, &r);
+				set_regs(&t, &r);
 			}
 		}
 	}
 	finish(&t);
 
+	want_start(&want);
+	seq_add(&want, "entry(%d)", __NR_close);
+	seq_add(&want, "exit");
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "close(-1)");
 	ktap_eq(en.entry.nr, __NR_close, "close(-1) entry info nr");
 	ktap_eq(sig_ex, SYSGOOD, "close(-1) exit stop is sigtrap|0x80");
 	ktap_eq(ex.op, PTRACE_SYSCALL_INFO_EXIT, "close(-1) exit info op is exit");
@@ -723,29 +1193,35 @@ static void test_skip(void)
 {
 	struct pt_info ex;
 	struct tracee t;
+	struct seq want;
 	pt_uregs r;
 	long args[6] = { ARG_PIPE_A, (long)payload, 3, 0, 0, 0 };
 	long skip_rc = NOTSEEN;
 	int sig_ex = -1;
 
 	memset(&ex, 0, sizeof(ex));
-	if (!start(&t, __NR_write, args)) {
+	if (!start(&t, __NR_write, args, 0)) {
 		if (resume(&t, PTRACE_SYSCALL) == SYSGOOD &&
-		    !get_regs(t.pid, &r)) {
+		    !get_regs(&t, &r)) {
 			r_set_ret(&r, SKIP_RET_ENTRY);
-			skip_rc = skip_syscall(t.pid, &r);
+			skip_rc = skip_syscall(&t, &r);
 			sig_ex = resume(&t, PTRACE_SYSCALL);
 		}
 		if (sig_ex == SYSGOOD) {
-			get_info(t.pid, &ex);
-			if (!get_regs(t.pid, &r)) {
+			get_info(&t, &ex);
+			if (!get_regs(&t, &r)) {
 				r_set_ret(&r, SKIP_RET_EXIT);
-				set_regs(t.pid, &r);
+				set_regs(&t, &r);
 			}
 		}
 	}
 	finish(&t);
 
+	want_start(&want);
+	seq_add(&want, "entry(%d)", __NR_write);
+	seq_add(&want, "exit");
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "skip");
 	ktap_eq(skip_rc, 0, "skip: setting the syscall number to -1 works");
 	ktap_eq(sig_ex, SYSGOOD, "skip: exit stop is sigtrap|0x80");
 	ktap_eq(ex.exit.rval, SKIP_RET_ENTRY,
@@ -760,25 +1236,31 @@ static void test_change_args(void)
 {
 	struct pt_info ex;
 	struct tracee t;
+	struct seq want;
 	pt_uregs r;
 	long args[6] = { ARG_PIPE_A, (long)payload, 3, 0, 0, 0 };
 	int sig_ex = -1;
 
 	memset(&ex, 0, sizeof(ex));
-	if (!start(&t, __NR_write, args)) {
+	if (!start(&t, __NR_write, args, 0)) {
 		if (resume(&t, PTRACE_SYSCALL) == SYSGOOD &&
-		    !get_regs(t.pid, &r)) {
+		    !get_regs(&t, &r)) {
 			/* pipe a, length 3 -> pipe b, length 1 */
 			r_set_arg(&r, 0, t.pb[1]);
 			r_set_arg(&r, 2, 1);
-			if (!set_regs(t.pid, &r))
+			if (!set_regs(&t, &r))
 				sig_ex = resume(&t, PTRACE_SYSCALL);
 		}
 		if (sig_ex == SYSGOOD)
-			get_info(t.pid, &ex);
+			get_info(&t, &ex);
 	}
 	finish(&t);
 
+	want_start(&want);
+	seq_add(&want, "entry(%d)", __NR_write);
+	seq_add(&want, "exit");
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "changed args");
 	ktap_eq(sig_ex, SYSGOOD, "changed args: exit stop is sigtrap|0x80");
 	ktap_eq(ex.exit.rval, 1, "changed args: exit info rval is the new length");
 	ktap_eq(t.o.ret, 1, "changed args: tracee sees the new length");
@@ -793,25 +1275,32 @@ static void test_sysemu(void)
 {
 	struct pt_info en, next;
 	struct tracee t;
+	struct seq want;
 	pt_uregs r;
 	long args[6] = { ARG_PIPE_A, (long)payload, 3, 0, 0, 0 };
 	int sig_en = -1, sig_next = -1;
 
 	memset(&en, 0, sizeof(en));
 	memset(&next, 0, sizeof(next));
-	if (!start(&t, __NR_write, args)) {
+	if (!start(&t, __NR_write, args, 0)) {
 		sig_en = resume(&t, PTRACE_SYSEMU);
-		if (sig_en == SYSGOOD && !get_regs(t.pid, &r)) {
-			get_info(t.pid, &en);
+		if (sig_en == SYSGOOD && !get_regs(&t, &r)) {
+			get_info(&t, &en);
 			r_set_ret(&r, EMU_RET);
-			if (!set_regs(t.pid, &r))
+			if (!set_regs(&t, &r))
 				sig_next = resume(&t, PTRACE_SYSEMU);
 		}
 		if (sig_next == SYSGOOD)
-			get_info(t.pid, &next);
+			get_info(&t, &next);
 	}
 	finish(&t);
 
+	/* the getppid emulated at its entry stop is not run by PTRACE_CONT */
+	want_start(&want);
+	seq_add(&want, "entry(%d)", __NR_write);
+	seq_add(&want, "entry(%d)", __NR_getppid);
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "sysemu");
 	ktap_eq(sig_en, SYSGOOD, "sysemu: entry stop is sigtrap|0x80");
 	ktap_eq(en.op, PTRACE_SYSCALL_INFO_ENTRY, "sysemu: entry info op is entry");
 	ktap_eq(en.entry.nr, __NR_write, "sysemu: entry info nr");
@@ -832,7 +1321,7 @@ static int step_to(struct tracee *t, int req, const void *target, int max)
 
 	for (n = 1; n <= max; n++) {
 		sig = resume(t, req);
-		if (sig != SIGTRAP || get_regs(t->pid, &r)) {
+		if (sig != SIGTRAP || get_regs(t, &r)) {
 			printf("# step %d: stop signal %d\n", n, sig);
 			return -1;
 		}
@@ -847,28 +1336,35 @@ static void test_sysemu_singlestep(void)
 {
 	struct pt_info en;
 	struct tracee t;
+	struct seq want;
 	pt_uregs r;
 	long args[6] = { ARG_PIPE_A, (long)payload, 3, 0, 0, 0 };
 	long pc_after = NOTSEEN;
 	int steps = -1, sig_en = -1, sig_next = -1;
 
 	memset(&en, 0, sizeof(en));
-	if (!start(&t, __NR_write, args)) {
+	if (!start(&t, __NR_write, args, 0)) {
 		steps = step_to(&t, PTRACE_SYSEMU_SINGLESTEP, pt_sc_insn,
 				PT_INSNS_BEFORE_SC + 4);
 		if (steps > 0)
 			sig_en = resume(&t, PTRACE_SYSEMU_SINGLESTEP);
-		if (sig_en == SYSGOOD && !get_regs(t.pid, &r)) {
-			get_info(t.pid, &en);
+		if (sig_en == SYSGOOD && !get_regs(&t, &r)) {
+			get_info(&t, &en);
 			r_set_ret(&r, EMU_RET);
-			if (!set_regs(t.pid, &r))
+			if (!set_regs(&t, &r))
 				sig_next = resume(&t, PTRACE_SYSEMU_SINGLESTEP);
 		}
-		if (sig_next == SIGTRAP && !get_regs(t.pid, &r))
+		if (sig_next == SIGTRAP && !get_regs(&t, &r))
 			pc_after = r_pc(&r);
 	}
 	finish(&t);
 
+	want_start(&want);
+	want_steps(&want, PT_INSNS_BEFORE_SC);
+	seq_add(&want, "entry(%d)", __NR_write);
+	seq_add(&want, PT_SYSEMU_STEP_STOP);
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "sysemu_singlestep");
 	ktap_eq(steps, PT_INSNS_BEFORE_SC,
 		"sysemu_singlestep: one stop per insn before the syscall");
 	ktap_eq(sig_en, SYSGOOD, "sysemu_singlestep: syscall stop is sigtrap|0x80");
@@ -884,26 +1380,44 @@ static void test_sysemu_singlestep(void)
 	ktap_eq(t.o.pipe_a, 0, "sysemu_singlestep: the emulated write did not run");
 }
 
-/* 6: PTRACE_SINGLESTEP over the syscall instruction: getppid runs. */
+#define X7_STEP_WRITE	0x5eed0007L
+
+/*
+ * 6: PTRACE_SINGLESTEP over the syscall instruction: getppid runs and the
+ * exit path reports the step.  arm64 restores x7 before that report, so
+ * the tracer sees the tracee's x7 and its write to x7 sticks.
+ */
 static void test_singlestep(void)
 {
 	struct tracee t;
+	struct seq want;
 	pt_uregs r;
-	long pc_after = NOTSEEN, ret = NOTSEEN;
+	long pc_after = NOTSEEN, ret = NOTSEEN, x7 = NOTSEEN;
 	int steps = -1, sig = -1;
 
-	if (!start(&t, __NR_getppid, six_args)) {
+	if (!start(&t, __NR_getppid, six_args, 0)) {
 		steps = step_to(&t, PTRACE_SINGLESTEP, pt_sc_insn,
 				PT_INSNS_BEFORE_SC + 4);
 		if (steps > 0)
 			sig = resume(&t, PTRACE_SINGLESTEP);
-		if (sig == SIGTRAP && !get_regs(t.pid, &r)) {
+		if (sig == SIGTRAP && !get_regs(&t, &r)) {
 			pc_after = r_pc(&r);
 			ret = r_ret(&r);
+			x7 = r_x7(&r);
+			r_set_x7(&r, X7_STEP_WRITE);
+			/* one more step: the insn after the syscall */
+			if (!set_regs(&t, &r))
+				resume(&t, PTRACE_SINGLESTEP);
 		}
 	}
 	finish(&t);
 
+	want_start(&want);
+	want_steps(&want, PT_INSNS_BEFORE_SC);
+	seq_add(&want, PT_STEP_REPORT);
+	seq_add(&want, "SIGTRAP(trace)@next");
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "singlestep");
 	ktap_eq(steps, PT_INSNS_BEFORE_SC,
 		"singlestep: one stop per insn before the syscall");
 	ktap_eq(sig, SIGTRAP,
@@ -912,12 +1426,420 @@ static void test_singlestep(void)
 		"singlestep: pc is after the syscall insn");
 	ktap_eq(ret, getpid(), "singlestep: return register holds the result");
 	ktap_eq(t.o.ret, getpid(), "singlestep: tracee sees the getppid result");
+	if (PT_HAVE_X7_MARKER) {
+		ktap_eq(x7, X7_MARKER, PT_SCRATCH_TAG " " PT_SCRATCH
+			" at the single-step trap after the syscall is the tracee's");
+		ktap_eq(t.o.x7, X7_STEP_WRITE, PT_SCRATCH_TAG " tracer write to "
+			PT_SCRATCH " at the single-step trap after the syscall sticks");
+	} else {
+		ktap_skip(PT_SCRATCH_SKIP, PT_SCRATCH_TAG " " PT_SCRATCH
+			  " at the single-step trap after the syscall is the tracee's");
+		ktap_skip(PT_SCRATCH_SKIP, PT_SCRATCH_TAG " tracer write to "
+			  PT_SCRATCH " at the single-step trap after the syscall sticks");
+	}
+}
+
+/*
+ * PTRACE_SINGLESTEP over the syscall instruction, then two more steps
+ * with no register write in between (on arm64 a write resets the step
+ * state machine): PT_STEP_ON_1 and PT_STEP_ON_2.
+ */
+static void test_step_on(void)
+{
+	struct tracee t;
+	struct seq want;
+
+	if (!start(&t, __NR_getppid, six_args, 0) &&
+	    step_to(&t, PTRACE_SINGLESTEP, pt_sc_insn,
+		    PT_INSNS_BEFORE_SC + 4) > 0 &&
+	    resume(&t, PTRACE_SINGLESTEP) == SIGTRAP &&
+	    resume(&t, PTRACE_SINGLESTEP) == SIGTRAP)
+		resume(&t, PTRACE_SINGLESTEP);
+	finish(&t);
+
+	want_start(&want);
+	want_steps(&want, PT_INSNS_BEFORE_SC);
+	seq_add(&want, PT_STEP_REPORT);
+	seq_add(&want, PT_STEP_ON_1);
+	seq_add(&want, PT_STEP_ON_2);
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "singlestep on");
+	ktap_eq(t.o.ret, getpid(), "singlestep on: tracee sees the getppid result");
+}
+
+/*
+ * PTRACE_SINGLESTEP from the syscall entry stop: no exit stop, the exit
+ * path reports the step instead; then one more step, and PTRACE_SYSCALL
+ * from that step trap stops at the next syscall's entry and exit.
+ */
+static void test_syscall_then_step(void)
+{
+	struct pt_info in;
+	struct tracee t;
+	struct seq want;
+	pt_uregs r;
+	long x7 = NOTSEEN, op = NOTSEEN;
+
+	if (!start(&t, __NR_getppid, six_args, 0) &&
+	    resume(&t, PTRACE_SYSCALL) == SYSGOOD &&
+	    resume(&t, PTRACE_SINGLESTEP) == SIGTRAP) {
+		if (get_info(&t, &in) != -1)
+			op = in.op;
+		if (!get_regs(&t, &r))
+			x7 = r_x7(&r);
+		if (resume(&t, PTRACE_SINGLESTEP) == SIGTRAP &&
+		    resume(&t, PTRACE_SYSCALL) == SYSGOOD)
+			resume(&t, PTRACE_SYSCALL);
+	}
+	finish(&t);
+
+	want_start(&want);
+	seq_add(&want, "entry(%d)", __NR_getppid);
+	seq_add(&want, PT_STEP_REPORT);
+	seq_add(&want, PT_STEP_AFTER_REPORT);
+	seq_add(&want, "entry(%d)", __NR_getppid);
+	seq_add(&want, "exit");
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "syscall then singlestep");
+	ktap_eq(op, PTRACE_SYSCALL_INFO_NONE,
+		"syscall then singlestep: info op at the step trap is none");
+	ktap_eq(t.o.ret, getpid(),
+		"syscall then singlestep: tracee sees the getppid result");
+	if (PT_HAVE_X7_MARKER)
+		ktap_eq(x7, X7_MARKER, PT_SCRATCH_TAG " " PT_SCRATCH
+			" at the step trap after a traced entry is the tracee's");
+	else
+		ktap_skip(PT_SCRATCH_SKIP, PT_SCRATCH_TAG " " PT_SCRATCH
+			  " at the step trap after a traced entry is the tracee's");
+}
+
+/* Single-step to the syscall insn, then PTRACE_SYSCALL: entry and exit. */
+static void test_step_then_syscall(void)
+{
+	struct pt_info ex;
+	struct tracee t;
+	struct seq want;
+	pt_uregs r;
+	long x7 = NOTSEEN;
+
+	memset(&ex, 0, sizeof(ex));
+	if (!start(&t, __NR_getppid, six_args, 0) &&
+	    step_to(&t, PTRACE_SINGLESTEP, pt_sc_insn,
+		    PT_INSNS_BEFORE_SC + 4) > 0 &&
+	    resume(&t, PTRACE_SYSCALL) == SYSGOOD &&
+	    resume(&t, PTRACE_SYSCALL) == SYSGOOD) {
+		get_info(&t, &ex);
+		if (!get_regs(&t, &r))
+			x7 = r_x7(&r);
+	}
+	finish(&t);
+
+	want_start(&want);
+	want_steps(&want, PT_INSNS_BEFORE_SC);
+	seq_add(&want, "entry(%d)", __NR_getppid);
+	seq_add(&want, "exit");
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "singlestep then syscall");
+	ktap_eq(ex.exit.rval, getpid(),
+		"singlestep then syscall: exit info rval is the getppid result");
+	ktap_eq(t.o.ret, getpid(),
+		"singlestep then syscall: tracee sees the getppid result");
+	if (PT_HAVE_X7_MARKER)
+		ktap_eq(x7, 1, PT_SCRATCH_TAG " " PT_SCRATCH
+			" is 1 at the exit stop after single-steps");
+	else
+		ktap_skip(PT_SCRATCH_SKIP, PT_SCRATCH_TAG " " PT_SCRATCH
+			  " is 1 at the exit stop after single-steps");
+}
+
+/* Poll /proc/PID/syscall until the tracee sleeps in syscall nr. */
+static int wait_blocked(struct tracee *t, long nr)
+{
+	char path[64], buf[256] = "";
+	char *end;
+	int i, fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", t->pid);
+	for (i = 0; i < 2500; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			break;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		if (strtol(buf, &end, 10) == nr && end != buf && *end == ' ')
+			return 0;
+		usleep(2000);
+	}
+	printf("# tracee not blocked in syscall %ld: %s\n", nr, buf);
+	t->errs++;
+	return -1;
+}
+
+/*
+ * Attach to a task blocked in read() on an empty pipe: with PTRACE_SEIZE
+ * and PTRACE_INTERRUPT (seize) or with PTRACE_ATTACH (attach).  The read
+ * ends with -ERESTARTSYS, the stop comes from the signal path; the tracer
+ * then fills the pipe and the read restarts under PTRACE_SYSCALL.
+ */
+static void test_attach_blocked(int seize)
+{
+	const char *what = seize ? "seize" : "attach";
+	long args[6] = { ARG_PIPE_A_RD, ARG_RBUF, sizeof(rbuf), 0, 0, 0 };
+	long pc = NOTSEEN, ret = NOTSEEN, sysno = NOTSEEN, op = NOTSEEN;
+	long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL;
+	struct pt_info in, ex;
+	struct tracee t;
+	struct seq want;
+	pt_uregs r;
+	int st = 0, stop = -1;
+
+	memset(&ex, 0, sizeof(ex));
+	if (spawn(&t, __NR_read, args, TR_UNTRACED))
+		goto out;
+	/* kill(self, SIGSTOP) is a group stop here; SIGCONT lets it read */
+	if (waitpid(t.pid, &st, WUNTRACED) != t.pid || !WIFSTOPPED(st)) {
+		printf("# no group stop: %#x\n", st);
+		t.errs++;
+		goto out;
+	}
+	if (kill(t.pid, SIGCONT)) {
+		printf("# SIGCONT: %s\n", strerror(errno));
+		t.errs++;
+		goto out;
+	}
+	if (wait_blocked(&t, __NR_read))
+		goto out;
+	if (seize) {
+		if (pt(&t, "PTRACE_SEIZE", PTRACE_SEIZE, 0, opts) == -1 ||
+		    pt(&t, "PTRACE_INTERRUPT", PTRACE_INTERRUPT, 0, 0) == -1)
+			goto out;
+		stop = wait_stop(&t);
+	} else {
+		if (pt(&t, "PTRACE_ATTACH", PTRACE_ATTACH, 0, 0) == -1)
+			goto out;
+		stop = wait_stop(&t);
+		if (pt(&t, "PTRACE_SETOPTIONS", PTRACE_SETOPTIONS, 0, opts) == -1)
+			goto out;
+	}
+	if (stop == -1)
+		goto out;
+	if (get_info(&t, &in) != -1)
+		op = in.op;
+	if (!get_regs(&t, &r)) {
+		pc = r_pc(&r);
+		ret = r_ret(&r);
+		if (PT_HAVE_SYSNO)
+			sysno = get_sysno(&t, &r);
+	}
+	if (write(t.pa[1], payload, 3) != 3) {
+		printf("# write to the pipe: %s\n", strerror(errno));
+		t.errs++;
+	}
+	if (resume(&t, PTRACE_SYSCALL) == SYSGOOD &&
+	    resume(&t, PTRACE_SYSCALL) == SYSGOOD)
+		get_info(&t, &ex);
+out:
+	finish(&t);
+
+	memset(&want, 0, sizeof(want));
+	seq_add(&want, "%s" PT_INTR_AT,
+		seize ? "event-stop(SIGTRAP)" : "SIGSTOP");
+	seq_add(&want, "entry(%d)", __NR_read);
+	seq_add(&want, "exit");
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, what);
+	ktap_eq(op, PTRACE_SYSCALL_INFO_NONE,
+		"%s: info op at the stop in the blocked read is none", what);
+	ktap_eq(pc, (unsigned long)PT_INTR_PC,
+		"%s: pc at the stop in the blocked read", what);
+	ktap_eq(ret, PT_INTR_RET(t.pa[0]),
+		"%s: return register at the stop in the blocked read", what);
+	if (PT_HAVE_SYSNO)
+		ktap_eq(sysno, PT_INTR_SYSNO,
+			"%s: syscall number at the stop in the blocked read", what);
+	else
+		ktap_skip("an AArch32 tracer cannot read the syscall number",
+			  "%s: syscall number at the stop in the blocked read", what);
+	ktap_eq(ex.exit.rval, 3, "%s: restarted read exit info rval is 3", what);
+	ktap_eq(t.o.ret, 3, "%s: tracee read returns 3", what);
+	ktap_check(!memcmp(t.o.data, payload, 3),
+		   "%s: tracee read the bytes written by the tracer", what);
+}
+
+/*
+ * A SECCOMP_RET_TRACE | FILTER_DATA stop between the entry and exit stops
+ * (ptrace runs before seccomp), and its PTRACE_GET_SYSCALL_INFO.
+ */
+static void test_seccomp(void)
+{
+	struct pt_info sc;
+	struct tracee t;
+	struct seq want;
+	pt_uregs r;
+	unsigned long msg = NOTSEEN;
+	long size = NOTSEEN, x7 = NOTSEEN;
+	int i;
+
+	memset(&sc, 0, sizeof(sc));
+	if (!start(&t, __NR_getppid, six_args, TR_SECCOMP) &&
+	    resume(&t, PTRACE_SYSCALL) == SYSGOOD &&
+	    resume(&t, PTRACE_SYSCALL) == SECCOMP_STOP) {
+		size = get_info(&t, &sc);
+		pt(&t, "PTRACE_GETEVENTMSG", PTRACE_GETEVENTMSG, 0, (long)&msg);
+		if (!get_regs(&t, &r))
+			x7 = r_x7(&r);
+		resume(&t, PTRACE_SYSCALL);
+	}
+	finish(&t);
+
+	want_start(&want);
+	seq_add(&want, "entry(%d)", __NR_getppid);
+	seq_add(&want, "seccomp(%d)", __NR_getppid);
+	seq_add(&want, "exit");
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "seccomp");
+	ktap_eq(size, INFO_SECCOMP_SIZE, "seccomp: info size");
+	ktap_eq(sc.op, PTRACE_SYSCALL_INFO_SECCOMP, "seccomp: info op is seccomp");
+	ktap_eq(sc.arch, PT_AUDIT_ARCH, "seccomp: info arch");
+	ktap_eq(sc.seccomp.nr, __NR_getppid, "seccomp: info nr");
+	for (i = 0; i < 6; i++)
+		ktap_eq(sc.seccomp.args[i], (unsigned long)six_args[i],
+			"seccomp: info arg%d", i);
+	ktap_eq(sc.seccomp.ret_data, FILTER_DATA,
+		"seccomp: info ret_data is the filter's data");
+	ktap_eq(sc.instruction_pointer, (unsigned long)pt_sc_after,
+		"seccomp: info instruction_pointer is after the syscall insn");
+	ktap_eq(sc.stack_pointer, (unsigned long)t.o.sp,
+		"seccomp: info stack_pointer is the tracee sp");
+	ktap_eq(msg, FILTER_DATA, "seccomp: PTRACE_GETEVENTMSG is the filter's data");
+	ktap_eq(t.o.ret, getpid(), "seccomp: tracee sees the getppid result");
+	if (PT_HAVE_X7_MARKER)
+		ktap_eq(x7, X7_MARKER, PT_SCRATCH_TAG " " PT_SCRATCH
+			" at the seccomp stop is the tracee's");
+	else
+		ktap_skip(PT_SCRATCH_SKIP, PT_SCRATCH_TAG " " PT_SCRATCH
+			  " at the seccomp stop is the tracee's");
+}
+
+/* A traced syscall(-1) the tracer leaves alone: -ENOSYS. */
+static void test_nosys(void)
+{
+	struct pt_info en, ex;
+	struct tracee t;
+	struct seq want;
+	pt_uregs r;
+	long ret_en = NOTSEEN, ret_ex = NOTSEEN;
+
+	memset(&en, 0, sizeof(en));
+	memset(&ex, 0, sizeof(ex));
+	if (!start(&t, -1, six_args, 0) &&
+	    resume(&t, PTRACE_SYSCALL) == SYSGOOD) {
+		get_info(&t, &en);
+		if (!get_regs(&t, &r))
+			ret_en = r_ret(&r);
+		if (resume(&t, PTRACE_SYSCALL) == SYSGOOD) {
+			get_info(&t, &ex);
+			if (!get_regs(&t, &r))
+				ret_ex = r_ret(&r);
+		}
+	}
+	finish(&t);
+
+	want_start(&want);
+	seq_add(&want, "entry(-1)");
+	seq_add(&want, "exit");
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "syscall(-1)");
+	ktap_eq(en.entry.nr, -1LL, "syscall(-1): entry info nr is -1");
+	ktap_eq(ret_en, -ENOSYS,
+		"syscall(-1): return register at the entry stop is -ENOSYS");
+	ktap_eq(ex.exit.rval, -ENOSYS, "syscall(-1): exit info rval is -ENOSYS");
+	ktap_eq(ex.exit.is_error, 1, "syscall(-1): exit info is_error is 1");
+	ktap_eq(ret_ex, -ENOSYS,
+		"syscall(-1): return register at the exit stop is -ENOSYS");
+	ktap_eq(t.o.ret, -ENOSYS, "syscall(-1): tracee sees -ENOSYS");
+}
+
+#define UPPER_SKIP	"64-bit only: a compat syscall number register has no upper half"
+
+/* The checks of test_upper_nr(), skipped as a whole for compat tasks. */
+static const char *const upper_checks[] = {
+	"64-bit upper nr bits: stops are exactly as expected",
+	"64-bit upper nr bits: every ptrace request succeeded",
+	"64-bit upper nr bits: entry info nr is the low half",
+	"64-bit upper nr bits: syscall number seen by the tracer at entry",
+	"64-bit upper nr bits: syscall number register at the entry stop",
+	"64-bit upper nr bits: exit info rval is the tracee pid",
+	"64-bit upper nr bits: tracee sees its pid",
+	"64-bit upper nr bits untraced: stops are exactly as expected",
+	"64-bit upper nr bits untraced: every ptrace request succeeded",
+	"64-bit upper nr bits untraced: tracee sees its pid",
+};
+
+/*
+ * getpid with the upper half of the 64-bit syscall number register set:
+ * x86_64 do_syscall_64() and arm64 el0_svc_common() take an int, so
+ * getpid runs; traced, the entry info nr is the int, and the tracer's
+ * syscall number (orig_rax; NT_ARM_SYSTEM_CALL) is PT_UPPER_SYSNO.
+ */
+static void test_upper_nr(void)
+{
+	struct pt_info en, ex;
+	struct tracee t;
+	struct seq want;
+	pt_uregs r;
+	long sysno = NOTSEEN, nrreg = NOTSEEN;
+	unsigned int i;
+
+	if (!PT_IS_64BIT) {
+		for (i = 0; i < sizeof(upper_checks) / sizeof(upper_checks[0]); i++)
+			ktap_skip(UPPER_SKIP, "%s", upper_checks[i]);
+		return;
+	}
+
+	memset(&en, 0, sizeof(en));
+	memset(&ex, 0, sizeof(ex));
+	if (!start(&t, PT_NR_UPPER | __NR_getpid, six_args, 0) &&
+	    resume(&t, PTRACE_SYSCALL) == SYSGOOD) {
+		get_info(&t, &en);
+		if (!get_regs(&t, &r)) {
+			sysno = get_sysno(&t, &r);
+			nrreg = r_nrreg(&r);
+		}
+		if (resume(&t, PTRACE_SYSCALL) == SYSGOOD)
+			get_info(&t, &ex);
+	}
+	finish(&t);
+
+	want_start(&want);
+	seq_add(&want, "entry(%d)", __NR_getpid);
+	seq_add(&want, "exit");
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "64-bit upper nr bits");
+	ktap_eq(en.entry.nr, __NR_getpid,
+		"64-bit upper nr bits: entry info nr is the low half");
+	ktap_eq(sysno, PT_UPPER_SYSNO,
+		"64-bit upper nr bits: syscall number seen by the tracer at entry");
+	ktap_eq(nrreg, PT_UPPER_NRREG,
+		"64-bit upper nr bits: syscall number register at the entry stop");
+	ktap_eq(ex.exit.rval, t.pid,
+		"64-bit upper nr bits: exit info rval is the tracee pid");
+	ktap_eq(t.o.ret, t.pid, "64-bit upper nr bits: tracee sees its pid");
+
+	/* no syscall stops: PTRACE_CONT from the SIGSTOP */
+	start(&t, PT_NR_UPPER | __NR_getpid, six_args, 0);
+	finish(&t);
+	want_start(&want);
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "64-bit upper nr bits untraced");
+	ktap_eq(t.o.ret, t.pid, "64-bit upper nr bits untraced: tracee sees its pid");
 }
 
 int main(void)
 {
-	alarm(50);
-	ktap_plan(25 + 7 + 5 + 5 + 8 + 8 + 5);
+	ktap_alarm(50);
+	ktap_plan(27 + 9 + 7 + 7 + 10 + 10 + 9 + 3 + 5 + 5 + 9 + 9 + 18 + 8 + 10);
 	test_syscall_info();
 	test_syscall_error();
 	test_skip();
@@ -925,5 +1847,13 @@ int main(void)
 	test_sysemu();
 	test_sysemu_singlestep();
 	test_singlestep();
+	test_step_on();
+	test_syscall_then_step();
+	test_step_then_syscall();
+	test_attach_blocked(1);
+	test_attach_blocked(0);
+	test_seccomp();
+	test_nosys();
+	test_upper_nr();
 	return ktap_exit();
 }

@@ -3,24 +3,45 @@
  * Restartable sequences: registration and its errors, the cpu_id,
  * cpu_id_start, node_id and mm_cid fields, aborts of a critical section on
  * preemption, migration and signal delivery, and SIGSEGV for a bad rseq_cs
- * descriptor.
+ * descriptor.  The exit-to-user work that does this
+ * (rseq_handle_notify_resume() after TIF_NOTIFY_RESUME, rseq_signal_deliver())
+ * is checked with:
+ *  - a preemption by a thread waking up on the same cpu (no migration):
+ *    prepare_task_switch() -> rseq_preempt() alone aborts the critical
+ *    section, and cpu_id_start, overwritten by the program, is rewritten on
+ *    the next return to user; a syscall that does not schedule leaves it;
+ *  - rseq_syscall() (CONFIG_DEBUG_RSEQ) on syscall exit: SIGSEGV when the
+ *    return ip of a syscall is inside the critical section of rseq_cs, none
+ *    when it is the post-commit ip or beyond;
+ *  - a tracer moving the pc into a critical section at the syscall-exit
+ *    stop: arm64's syscall_trace_exit() calls rseq_syscall() after that
+ *    stop (SIGSEGV), the generic syscall_exit_to_user_mode_prepare()
+ *    (x86_64) before it (no signal: the return to user aborts the critical
+ *    section instead).
+ * Checks that a stray preemption could upset retry a bounded number of
+ * times and print how often they did.
  *
  * glibc registers its own rseq area for every thread, so the program re-execs
  * itself with GLIBC_TUNABLES=glibc.pthread.rseq=0 (or unregisters glibc's
  * area when the tunable is not honoured) and registers its own area.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/rseq.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include "ktap.h"
 
@@ -40,6 +61,15 @@
  * *in_cs and spins until *stop is non-zero.  Returns 0 after the commit
  * point (clearing rseq_cs), 1 from the abort handler rseq_spin_abort, which
  * is preceded by the rseq signature.
+ *
+ * rseq_sc(&area->rseq_cs, desc, nr): stores desc in area->rseq_cs at
+ * rseq_sc_start, issues syscall nr (no arguments) at rseq_sc_insn, clears
+ * rseq_cs at rseq_sc_ret (the ip the kernel sees after the syscall) and
+ * returns the syscall's result from rseq_sc_end.  Descriptors choose which
+ * of these the critical section covers.  rseq_sc_land..rseq_sc_land_post is
+ * a second critical section, reached only when a tracer moves the pc there
+ * (returns RSEQ_SC_LANDED); both share the abort handler rseq_sc_abort
+ * (returns RSEQ_SC_ABORTED).
  */
 #if defined(__x86_64__)
 #define TEST_RSEQ_SIG	0x53053053U
@@ -66,6 +96,31 @@ asm(
 "	movl $1, %eax\n"
 "	ret\n"
 "	.size rseq_spin, . - rseq_spin\n"
+"	.type rseq_sc, @function\n"
+"	.globl rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
+"	.globl rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+"	.hidden rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
+"	.hidden rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+"rseq_sc:\n"
+"rseq_sc_start:\n"
+"	movq %rsi, (%rdi)\n"
+"	movl %edx, %eax\n"
+"rseq_sc_insn:\n"
+"	syscall\n"
+"rseq_sc_ret:\n"
+"	movq $0, (%rdi)\n"
+"rseq_sc_end:\n"
+"	ret\n"
+"rseq_sc_land:\n"
+"	movl $0x7a1d, %eax\n"
+"rseq_sc_land_post:\n"
+"	ret\n"
+"	.byte 0x0f, 0xb9, 0x3d\n"
+"	.long 0x53053053\n"
+"rseq_sc_abort:\n"
+"	movl $0x7ab0, %eax\n"
+"	ret\n"
+"	.size rseq_sc, . - rseq_sc\n"
 );
 #elif defined(__aarch64__)
 #define TEST_RSEQ_SIG	0xd428bc00U
@@ -90,6 +145,31 @@ asm(
 "	mov w0, #1\n"
 "	ret\n"
 "	.size rseq_spin, . - rseq_spin\n"
+"	.type rseq_sc, %function\n"
+"	.globl rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
+"	.globl rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+"	.hidden rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
+"	.hidden rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+"rseq_sc:\n"
+"	mov x3, x0\n"
+"rseq_sc_start:\n"
+"	str x1, [x3]\n"
+"	mov x8, x2\n"
+"rseq_sc_insn:\n"
+"	svc #0\n"
+"rseq_sc_ret:\n"
+"	str xzr, [x3]\n"
+"rseq_sc_end:\n"
+"	ret\n"
+"rseq_sc_land:\n"
+"	mov w0, #0x7a1d\n"
+"rseq_sc_land_post:\n"
+"	ret\n"
+"	.inst 0xd428bc00\n"
+"rseq_sc_abort:\n"
+"	mov w0, #0x7ab0\n"
+"	ret\n"
+"	.size rseq_sc, . - rseq_sc\n"
 );
 #else
 #error "rseq test: unsupported architecture"
@@ -118,6 +198,12 @@ HIDDEN int rseq_spin(volatile uint64_t *rseq_cs,
 		     const struct test_rseq_cs *desc,
 		     volatile int *stop, volatile int *in_cs);
 extern HIDDEN char rseq_spin_start[], rseq_spin_post[], rseq_spin_abort[];
+HIDDEN long rseq_sc(volatile uint64_t *rseq_cs, const struct test_rseq_cs *desc,
+		    long nr);
+extern HIDDEN char rseq_sc_start[], rseq_sc_insn[], rseq_sc_ret[],
+	rseq_sc_end[], rseq_sc_land[], rseq_sc_land_post[], rseq_sc_abort[];
+#define RSEQ_SC_LANDED	0x7a1d
+#define RSEQ_SC_ABORTED	0x7ab0
 
 /* Two areas, large enough for any feature size we accept. */
 static union {
@@ -190,7 +276,7 @@ static int run_cs(void)
 {
 	int r, spurious = 0;
 
-	alarm(20);
+	ktap_alarm(20);
 	do {
 		r = rseq_spin(&RS->rseq_cs, &cs_desc, &stop, &in_cs);
 	} while (r == 1 && !stop &&
@@ -271,7 +357,7 @@ static int child_with_rseq_cs(uint64_t ptr)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		alarm(10);
+		ktap_alarm(10);
 		signal(SIGUSR1, on_usr1);
 		RS->rseq_cs = ptr;
 		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGUSR1);
@@ -283,6 +369,165 @@ static int child_with_rseq_cs(uint64_t ptr)
 	if (WIFSIGNALED(status))
 		return WTERMSIG(status);
 	return 100 + WEXITSTATUS(status);
+}
+
+/*
+ * Pinned to cpu 0 like the main thread: sleeps until the main thread is in
+ * the critical section, then once more; waking up, it preempts the main
+ * thread on their common cpu (no migration) and stops it.
+ */
+static void *wake_helper(void *arg)
+{
+	struct timespec ts = { 0, 2 * 1000 * 1000 };
+
+	(void)arg;
+	pin(0);
+	while (!in_cs)
+		nanosleep(&ts, NULL);
+	nanosleep(&ts, NULL);
+	stop = 1;
+	return NULL;
+}
+
+static volatile int armed, woke;
+
+/* Pinned to cpu 0: once armed, runs there (preempting the main thread). */
+static void *marker_helper(void *arg)
+{
+	struct timespec ts = { 0, 1000 * 1000 };
+
+	(void)arg;
+	pin(0);
+	while (!armed)
+		nanosleep(&ts, NULL);
+	woke = 1;
+	return NULL;
+}
+
+/*
+ * Fork a child that issues getppid through rseq_sc() with desc in rseq_cs,
+ * retried while a preemption before the syscall aborts it.  The child exits
+ * 0 when the syscall returned with no signal pending, 1 on a wrong return
+ * value, 2 with a signal pending, 3 when every attempt aborted; a SIGSEGV
+ * from rseq_syscall() kills it.
+ */
+static pid_t fork_rseq_sc(const struct test_rseq_cs *desc)
+{
+	pid_t pid, ppid = getpid();
+	sigset_t set;
+	long r = 0;
+	int i;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid)
+		return pid;
+	signal(SIGALRM, SIG_DFL);
+	ktap_alarm(10);
+	for (i = 0; i < 100; i++) {
+		r = rseq_sc(&RS->rseq_cs, desc, SYS_getppid);
+		if (r != RSEQ_SC_ABORTED)
+			break;
+	}
+	if (i)
+		printf("# %d attempts aborted before the syscall\n", i);
+	sigemptyset(&set);
+	sigpending(&set);
+	if (r == RSEQ_SC_ABORTED)
+		_exit(3);
+	if (r != ppid) {
+		printf("# getppid returned %ld, expected %d\n", r, ppid);
+		_exit(1);
+	}
+	_exit(sigisemptyset(&set) ? 0 : 2);
+}
+
+#if defined(__x86_64__)
+#define REG_PC(r)	((r).rip)
+#elif defined(__aarch64__)
+#define REG_PC(r)	((r).pc)
+#endif
+#define SYSGOOD		(SIGTRAP | 0x80)
+
+/*
+ * A traced child issues getppid through rseq_sc() (rseq_cs 0); at its
+ * syscall-exit stop the tracer moves its pc to rseq_sc_land and points its
+ * rseq_cs at desc.  Returns the stop that follows: the signal of a
+ * signal-delivery stop, 1000 + nr for a syscall-entry stop, -1 on error;
+ * the tracee is then let go (with the signal) and left to ktap_wait().  It
+ * exits 21 from the abort handler, 22 after running rseq_sc_land, 23 when
+ * rseq_sc returned normally.
+ */
+static int trace_move_pc(const struct test_rseq_cs *desc, pid_t *pidp)
+{
+	struct user_regs_struct regs;
+	struct iovec iov = { &regs, sizeof(regs) };
+	int st, next = -1, sig = 0;
+	pid_t pid;
+	long r;
+
+	fflush(stdout);
+	*pidp = pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		signal(SIGALRM, SIG_DFL);
+		ktap_alarm(10);
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+			_exit(10);
+		syscall(SYS_kill, getpid(), SIGSTOP);
+		r = rseq_sc(&RS->rseq_cs, NULL, SYS_getppid);
+		_exit(r == RSEQ_SC_ABORTED ? 21 : r == RSEQ_SC_LANDED ? 22 : 23);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) ||
+	    WSTOPSIG(st) != SIGSTOP ||
+	    ptrace(PTRACE_SETOPTIONS, pid, 0,
+		   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL))
+		goto out;
+	/* getppid's entry stop, then its exit stop. */
+	if (ptrace(PTRACE_SYSCALL, pid, 0, 0) || waitpid(pid, &st, 0) != pid ||
+	    !WIFSTOPPED(st) || WSTOPSIG(st) != SYSGOOD ||
+	    ptrace(PTRACE_SYSCALL, pid, 0, 0) || waitpid(pid, &st, 0) != pid ||
+	    !WIFSTOPPED(st) || WSTOPSIG(st) != SYSGOOD ||
+	    ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov)) {
+		printf("# no syscall stops: status %#x\n", st);
+		goto out;
+	}
+	if (REG_PC(regs) != (uintptr_t)rseq_sc_ret) {
+		printf("# pc %#llx at the exit stop, expected %p\n",
+		       (unsigned long long)REG_PC(regs), (void *)rseq_sc_ret);
+		goto out;
+	}
+	REG_PC(regs) = (uintptr_t)rseq_sc_land;
+	if (ptrace(PTRACE_SETREGSET, pid, NT_PRSTATUS, &iov) ||
+	    ptrace(PTRACE_POKEDATA, pid, &RS->rseq_cs, (void *)desc) ||
+	    ptrace(PTRACE_SYSCALL, pid, 0, 0) || waitpid(pid, &st, 0) != pid) {
+		printf("# moving the pc: %s\n", strerror(errno));
+		goto out;
+	}
+	if (!WIFSTOPPED(st)) {
+		printf("# tracee ended: status %#x\n", st);
+		return -1;
+	}
+	if (WSTOPSIG(st) == SYSGOOD) {
+		struct __ptrace_syscall_info info;
+
+		memset(&info, 0, sizeof(info));
+		ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info);
+		next = 1000 + info.entry.nr;
+	} else {
+		siginfo_t si;
+
+		next = sig = WSTOPSIG(st);
+		memset(&si, 0, sizeof(si));
+		ptrace(PTRACE_GETSIGINFO, pid, 0, &si);
+		printf("# signal %d, si_code %#x\n", sig, si.si_code);
+	}
+	if (!ptrace(PTRACE_CONT, pid, 0, sig))
+		return next;
+out:
+	kill(pid, SIGKILL);
+	return next;
 }
 
 /* Make sure the thread has no rseq registration of glibc's. */
@@ -316,14 +561,17 @@ int main(int argc, char **argv)
 {
 	unsigned long fsize, align;
 	unsigned int cpu = ~0U, node = ~0U;
-	struct test_rseq_cs bad;
+	struct test_rseq_cs bad, cs_sc, cs_land;
 	long nconf, nonln;
-	int pin_cpu, other, r;
+	int pin_cpu, other, r, i;
+	uint32_t marker;
+	pthread_t t;
 	void *hole;
+	pid_t pid;
 
 	(void)argc;
 	drop_libc_rseq(argv);
-	ktap_plan(38);
+	ktap_plan(49);
 
 	main_tid = syscall(SYS_gettid);
 	nconf = sysconf(_SC_NPROCESSORS_CONF);
@@ -395,15 +643,63 @@ int main(int argc, char **argv)
 			 TEST_RSEQ_SIG), EINVAL,
 		"unregistering with extra flags fails with EINVAL");
 
-	/* Critical sections. */
-	stop = 1;
-	timed_out = 0;
-	ktap_eq(run_cs(), 0, "critical section commits without interference");
+	/* Critical sections; an unrelated preemption aborts a commit. */
+	for (i = 0; i < 100; i++) {
+		stop = 1;
+		timed_out = 0;
+		r = run_cs();
+		if (r != 1)
+			break;
+	}
+	if (i)
+		printf("# %d attempts aborted before the commit\n", i);
+	ktap_eq(r, 0, "critical section commits without interference");
 
 	if (pin(0))
 		printf("# pin to cpu 0: %s\n", strerror(errno));
 	r = cs_with_helper(preempt_helper, NULL);
 	ktap_eq(r, 1, "critical section aborts on preemption");
+
+	/* Preempted by a waking thread on the same cpu: no migration. */
+	for (i = 1; i <= 5; i++) {
+		r = cs_with_helper(wake_helper, NULL);
+		if (r == 1)
+			break;
+	}
+	printf("# aborted on attempt %d\n", i);
+	ktap_eq(r, 1,
+		"critical section aborts when a thread woken on its cpu preempts it");
+	ktap_eq(RS->cpu_id, 0, "cpu_id is unchanged by a same-cpu preemption");
+
+	/* cpu_id_start is rewritten on return to user after a preemption. */
+	armed = 0;
+	woke = 0;
+	timed_out = 0;
+	if (pthread_create(&t, NULL, marker_helper, NULL))
+		printf("# pthread_create failed\n");
+	RS->cpu_id_start = 0xdeadbeef;
+	armed = 1;
+	ktap_alarm(20);
+	while (!woke && !timed_out)
+		;
+	alarm(0);
+	marker = RS->cpu_id_start;
+	pthread_join(t, NULL);
+	ktap_eq(marker, 0,
+		"cpu_id_start is rewritten after a preemption on the same cpu");
+
+	/* ... and not after a syscall that did not schedule. */
+	for (i = 0; i < 100; i++) {
+		RS->cpu_id_start = 0xdeadbeef;
+		syscall(SYS_getppid);
+		marker = RS->cpu_id_start;
+		if (marker == 0xdeadbeef)
+			break;
+	}
+	if (i)
+		printf("# %d attempts preempted around the syscall\n", i);
+	ktap_eq(marker, 0xdeadbeef,
+		"cpu_id_start keeps a user value across a syscall without preemption");
 
 	if (nonln < 2) {
 		/* A migration needs a second cpu to go to. */
@@ -454,6 +750,53 @@ int main(int argc, char **argv)
 	bad.abort_ip = (uintptr_t)rseq_spin_post;
 	SEGV_CHECK((uintptr_t)&bad,
 		   "abort_ip without signature ends in SIGSEGV");
+
+	/*
+	 * rseq_syscall() (CONFIG_DEBUG_RSEQ): SIGSEGV for a syscall whose
+	 * return ip is inside the critical section of rseq_cs.
+	 */
+	cs_sc = cs_desc;
+	cs_sc.start_ip = (uintptr_t)rseq_sc_start;
+	cs_sc.abort_ip = (uintptr_t)rseq_sc_abort;
+	cs_sc.post_commit_offset = rseq_sc_end - rseq_sc_start;
+	ktap_wait(fork_rseq_sc(&cs_sc), -SIGSEGV,
+		  "syscall inside a critical section ends in SIGSEGV");
+	cs_sc.post_commit_offset = rseq_sc_ret - rseq_sc_start;
+	ktap_wait(fork_rseq_sc(&cs_sc), 0,
+		  "syscall ending a critical section returns with no signal pending");
+	cs_sc.post_commit_offset = rseq_sc_insn - rseq_sc_start;
+	ktap_wait(fork_rseq_sc(&cs_sc), 0,
+		  "syscall just after a critical section returns with no signal pending");
+
+	/*
+	 * A tracer moves the pc into a critical section at the syscall-exit
+	 * stop.  arm64 calls rseq_syscall() in syscall_trace_exit() after
+	 * that stop: SIGSEGV.  The generic entry code (x86_64) calls it
+	 * before syscall_exit_work(); the stop set TIF_NOTIFY_RESUME, so the
+	 * return to user aborts the critical section instead.
+	 */
+	cs_land = cs_desc;
+	cs_land.start_ip = (uintptr_t)rseq_sc_land;
+	cs_land.post_commit_offset = rseq_sc_land_post - rseq_sc_land;
+	cs_land.abort_ip = (uintptr_t)rseq_sc_abort;
+	r = trace_move_pc(&cs_land, &pid);
+#if defined(__aarch64__)
+	ktap_eq(r, SIGSEGV,
+		"pc moved into a critical section at the syscall-exit stop: next stop");
+	ktap_wait(pid, -SIGSEGV,
+		  "pc moved into a critical section at the syscall-exit stop");
+#else
+	ktap_eq(r, 1000 + SYS_exit_group,
+		"pc moved into a critical section at the syscall-exit stop: next stop");
+	ktap_wait(pid, 21,
+		  "pc moved into a critical section at the syscall-exit stop");
+#endif
+	/* The same with rseq_cs for a critical section elsewhere. */
+	r = trace_move_pc(&cs_sc, &pid);
+	ktap_eq(r, 1000 + SYS_exit_group,
+		"pc moved outside rseq_cs's critical section at the syscall-exit stop: next stop");
+	ktap_wait(pid, 22,
+		  "pc moved outside rseq_cs's critical section at the syscall-exit stop");
 
 	/* Unregistration. */
 	ktap_eq(rseq_err(&areas[0], rseq_len, TEST_RSEQ_FLAG_UNREGISTER,

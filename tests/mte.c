@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arm64 MTE: an asynchronous tag check fault immediately followed by a
+ * syscall.  The store with a mismatching tag only sets TFSRE0_EL1.TF0; the
+ * svc that follows enters the kernel, the entry code turns TF0 into
+ * TIF_MTE_ASYNC_FAULT, and el0_svc_common() does not run the syscall: it
+ * sets -ERESTARTNOINTR and returns (no syscall-entry/exit work at all).
+ * do_notify_resume() then sends SIGSEGV (SEGV_MTEAERR, si_addr 0) and the
+ * signal code rewinds pc to the svc with x0 restored, so the syscall runs
+ * exactly once, after the handler returns.  Checked:
+ *  - the control: a store with the right tag and the syscall, no signal;
+ *  - handled fault: one SIGSEGV with SEGV_MTEAERR and si_addr 0, delivered
+ *    at the svc with x0 holding the first argument again, before the syscall
+ *    (a write to a pipe) has run; the write then runs once and returns 1;
+ *  - under PTRACE_SYSCALL: the first stop after the fault is the SIGSEGV
+ *    signal-delivery stop (pc at the svc, x0 restored, SEGV_MTEAERR), and
+ *    the stops that follow are exactly the handler's ioctl, rt_sigreturn,
+ *    one write entry/exit pair and exit_group: no stop for the aborted
+ *    attempt;
+ *  - an unhandled fault kills the task with SIGSEGV before the syscall runs.
+ * MTE is arm64's: elsewhere every check is skipped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "ktap.h"
+
+#define MTE_CHECKS	26
+
+#if defined(__aarch64__)
+#include <elf.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+
+#ifndef HWCAP2_MTE
+#define HWCAP2_MTE		(1 << 18)
+#endif
+#ifndef PROT_MTE
+#define PROT_MTE		0x20
+#endif
+#ifndef SEGV_MTEAERR
+#define SEGV_MTEAERR		8
+#endif
+#ifndef PR_SET_TAGGED_ADDR_CTRL
+#define PR_SET_TAGGED_ADDR_CTRL	55
+#define PR_GET_TAGGED_ADDR_CTRL	56
+#define PR_TAGGED_ADDR_ENABLE	(1UL << 0)
+#endif
+#ifndef PR_MTE_TCF_ASYNC
+#define PR_MTE_TCF_ASYNC	(1UL << 2)
+#endif
+#ifndef PR_MTE_TAG_SHIFT
+#define PR_MTE_TAG_SHIFT	3
+#endif
+
+/* Tagged addresses on, asynchronous tag checks, irg may use tags 1-15. */
+#define MTE_CTRL	(PR_TAGGED_ADDR_ENABLE | PR_MTE_TCF_ASYNC | \
+			 (0xfffeUL << PR_MTE_TAG_SHIFT))
+#define TAG_SHIFT	56
+#define SYSGOOD		(SIGTRAP | 0x80)
+
+/* The svc of mte_store_write(), defined in its asm block. */
+extern const char mte_svc[];
+
+/*
+ * Store through p, then at once write(fd, "x", 1): returns x0 after the
+ * svc.  Not inlined or cloned: the label mte_svc exists once.
+ */
+static long __attribute__((noinline, noclone))
+mte_store_write(volatile uint32_t *p, int fd)
+{
+	static const char byte = 'x';
+	register long x0 asm("x0") = fd;
+	register long x1 asm("x1") = (long)&byte;
+	register long x2 asm("x2") = 1;
+	register long x8 asm("x8") = SYS_write;
+
+	asm volatile(
+		"str	%w[v], [%[p]]\n"
+		".globl	mte_svc\n"
+		"mte_svc:\n"
+		"svc	#0\n"
+		: "+r" (x0)
+		: "r" (x1), "r" (x2), "r" (x8), [p] "r" (p), [v] "r" (0x5a5a5a5a)
+		: "memory");
+	return x0;
+}
+
+/* A random tag (1-15 with the prctl's mask) for p's granule; p tagged. */
+static void *mte_tag_granule(void *p)
+{
+	void *t;
+
+	asm volatile(
+		".arch armv8.5-a\n"
+		".arch_extension memtag\n"
+		"irg	%0, %1\n"
+		"stg	%0, [%0]\n"
+		: "=&r" (t) : "r" (p) : "memory");
+	return t;
+}
+
+static volatile int h_count, h_code;
+static volatile long h_addr, h_pc, h_x0, h_pipe;
+static int pipe_rd = -1;
+
+static long pending(int fd)
+{
+	int n = -1;
+
+	if (ioctl(fd, FIONREAD, &n))
+		return -errno;
+	return n;
+}
+
+static void on_segv(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	h_count++;
+	h_code = si->si_code;
+	h_addr = (long)si->si_addr;
+	h_pc = uc->uc_mcontext.pc;
+	h_x0 = uc->uc_mcontext.regs[0];
+	/* A syscall: under ptrace its stops come before rt_sigreturn's. */
+	h_pipe = pending(pipe_rd);
+}
+
+static void reset_handler_state(void)
+{
+	h_count = 0;
+	h_code = -1;
+	h_addr = -1;
+	h_pc = -1;
+	h_x0 = -1;
+	h_pipe = -1;
+}
+
+static int install_handler(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_segv;
+	sa.sa_flags = SA_SIGINFO;
+	return sigaction(SIGSEGV, &sa, NULL);
+}
+
+static int get_regs(pid_t pid, struct user_regs_struct *r)
+{
+	struct iovec iov = { r, sizeof(*r) };
+
+	return ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov) ? -errno : 0;
+}
+
+/* Same layout as the uapi struct ptrace_syscall_info (entry part). */
+struct sc_info {
+	uint8_t op;
+	uint8_t pad[3];
+	uint32_t arch;
+	uint64_t instruction_pointer;
+	uint64_t stack_pointer;
+	uint64_t nr;
+	uint64_t args[6];
+};
+
+/*
+ * Tracee: fault, syscall, then exit_group with a status saying whether its
+ * own handler saw what the untraced run sees (0) or not.
+ */
+static void __attribute__((noreturn))
+traced_child(volatile uint32_t *good, volatile uint32_t *bad, int fd)
+{
+	long r;
+
+	/* Break copy-on-write first: no page fault at the faulting store. */
+	*good = 0;
+	reset_handler_state();
+	if (install_handler() || ptrace(PTRACE_TRACEME, 0, 0, 0))
+		_exit(10);
+	syscall(SYS_kill, getpid(), SIGSTOP);
+	r = mte_store_write(bad, fd);
+	_exit(h_count != 1 ? 11 : h_code != SEGV_MTEAERR ? 12 :
+	      h_pipe != 0 ? 13 : r != 1 ? 14 : 0);
+}
+
+/*
+ * Wait for the tracee's next ptrace stop: 0 when stopped (status in *st).
+ * When it has ended it is left unreaped for ktap_wait().
+ */
+static int next_stop(pid_t pid, int *st)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, pid, &si, WEXITED | WSTOPPED | WNOWAIT))
+		return -1;
+	if (si.si_code != CLD_TRAPPED && si.si_code != CLD_STOPPED)
+		return 1;
+	return waitpid(pid, st, 0) == pid ? 0 : -1;
+}
+
+struct trace_obs {
+	int first;		/* first stop after the fault: its signal */
+	int sig_code;
+	long sig_addr, pc, x0;
+	int writes;		/* write entry stops */
+	char seq[256];		/* every stop: sigN, +nr (entry), -nr (exit) */
+};
+
+static void trace_fault(volatile uint32_t *good, volatile uint32_t *bad, int fd,
+			struct trace_obs *o)
+{
+	struct user_regs_struct regs;
+	struct sc_info info;
+	siginfo_t si;
+	int st, sig, n, last_nr = -1;
+	size_t len = 0;
+	pid_t pid;
+
+	memset(o, 0, sizeof(*o));
+	o->first = o->sig_code = -1;
+	o->sig_addr = o->pc = o->x0 = -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		printf("# fork: %s\n", strerror(errno));
+		return;
+	}
+	if (!pid)
+		traced_child(good, bad, fd);
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) ||
+	    WSTOPSIG(st) != SIGSTOP ||
+	    ptrace(PTRACE_SETOPTIONS, pid, 0,
+		   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)) {
+		printf("# tracee did not stop: status %#x\n", st);
+		kill(pid, SIGKILL);
+		ktap_wait(pid, -SIGKILL, "traced tag check fault, the tracee's own checks");
+		return;
+	}
+	sig = 0;
+	for (n = 0; n < 16; n++) {
+		if (ptrace(PTRACE_SYSCALL, pid, 0, sig) || next_stop(pid, &st))
+			break;
+		sig = 0;
+		if (WSTOPSIG(st) == SYSGOOD) {
+			memset(&info, 0, sizeof(info));
+			ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info);
+			if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+				last_nr = info.nr;
+				if (last_nr == SYS_write)
+					o->writes++;
+				len += snprintf(o->seq + len, sizeof(o->seq) - len,
+						"+%d ", last_nr);
+			} else {
+				len += snprintf(o->seq + len, sizeof(o->seq) - len,
+						"-%d ", last_nr);
+			}
+		} else {
+			sig = WSTOPSIG(st);
+			if (!n) {
+				o->first = sig;
+				memset(&si, 0, sizeof(si));
+				if (!ptrace(PTRACE_GETSIGINFO, pid, 0, &si)) {
+					o->sig_code = si.si_code;
+					o->sig_addr = (long)si.si_addr;
+				}
+				if (!get_regs(pid, &regs)) {
+					o->pc = regs.pc;
+					o->x0 = regs.regs[0];
+				}
+			}
+			len += snprintf(o->seq + len, sizeof(o->seq) - len,
+					"sig%d ", sig);
+		}
+		if (len >= sizeof(o->seq))
+			break;
+	}
+	if (len && len < sizeof(o->seq))
+		o->seq[len - 1] = '\0';
+	if (n == 16 || len >= sizeof(o->seq)) {
+		printf("# tracee still running after %d stops\n", n);
+		kill(pid, SIGKILL);
+	}
+	ktap_wait(pid, 0, "traced tag check fault, the tracee's own checks");
+}
+
+int main(void)
+{
+	volatile uint32_t *good, *bad;
+	char want[256];
+	struct trace_obs o;
+	int fds[2];
+	long ctrl, r;
+	void *map;
+	pid_t pid;
+
+	ktap_plan(MTE_CHECKS);
+	ktap_alarm(30);
+
+	if (!ktap_check(getauxval(AT_HWCAP2) & HWCAP2_MTE,
+			"HWCAP2_MTE is set")) {
+		printf("# Bail out! no MTE (the guest runs with mte=on)\n");
+		return 1;
+	}
+	ctrl = prctl(PR_SET_TAGGED_ADDR_CTRL, MTE_CTRL, 0, 0, 0);
+	ktap_eq(ctrl, 0, "prctl enables asynchronous tag checks");
+	ktap_eq(prctl(PR_GET_TAGGED_ADDR_CTRL, 0, 0, 0, 0), MTE_CTRL,
+		"PR_GET_TAGGED_ADDR_CTRL reads the mode back");
+	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_MTE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!ktap_check(map != MAP_FAILED && !ctrl, "mmap with PROT_MTE")) {
+		printf("# Bail out! mmap(PROT_MTE): %s\n", strerror(errno));
+		return 1;
+	}
+	good = mte_tag_granule(map);
+	/* Another tag in the top byte: a tag check fault for the granule. */
+	bad = (volatile uint32_t *)((uintptr_t)good ^ (1ULL << TAG_SHIFT));
+	printf("# granule %p tagged %p, faulting pointer %p, svc at %p\n",
+	       map, (void *)good, (void *)bad, (void *)mte_svc);
+	if (pipe(fds)) {
+		printf("# Bail out! pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	pipe_rd = fds[0];
+	install_handler();
+
+	/* Control: the right tag, no fault. */
+	reset_handler_state();
+	r = mte_store_write(good, fds[1]);
+	ktap_eq(h_count, 0, "store with the right tag: no SIGSEGV");
+	ktap_eq(r, 1, "store with the right tag: the write returns 1");
+	ktap_eq(pending(fds[0]), 1, "store with the right tag: one byte written");
+	read(fds[0], want, sizeof(want));
+
+	/* Handled fault. */
+	reset_handler_state();
+	r = mte_store_write(bad, fds[1]);
+	ktap_eq(h_count, 1, "tag check fault before a syscall: one SIGSEGV");
+	ktap_eq(h_code, SEGV_MTEAERR, "the SIGSEGV has si_code SEGV_MTEAERR");
+	ktap_eq(h_addr, 0, "the SIGSEGV has si_addr 0");
+	ktap_eq(h_pc, (long)mte_svc,
+		"the handler's pc is the svc (the syscall is restarted)");
+	ktap_eq(h_x0, fds[1], "the handler's x0 is the first argument again");
+	ktap_eq(h_pipe, 0, "the syscall has not run when the handler runs");
+	ktap_eq(r, 1, "the restarted write returns 1");
+	ktap_eq(pending(fds[0]), 1, "the write runs exactly once");
+	read(fds[0], want, sizeof(want));
+
+	/* Traced. */
+	trace_fault(good, bad, fds[1], &o);
+	ktap_eq(o.first, SIGSEGV,
+		"traced: the first stop after the fault is the SIGSEGV delivery");
+	ktap_eq(o.sig_code, SEGV_MTEAERR,
+		"traced: the SIGSEGV stop has si_code SEGV_MTEAERR");
+	ktap_eq(o.sig_addr, 0, "traced: the SIGSEGV stop has si_addr 0");
+	ktap_eq(o.pc, (long)mte_svc, "traced: pc at the SIGSEGV stop is the svc");
+	ktap_eq(o.x0, fds[1],
+		"traced: x0 at the SIGSEGV stop is the first argument again");
+	snprintf(want, sizeof(want), "sig%d +%d -%d +%d -%d +%d -%d +%d",
+		 SIGSEGV, SYS_ioctl, SYS_ioctl, SYS_rt_sigreturn,
+		 SYS_rt_sigreturn, SYS_write, SYS_write, SYS_exit_group);
+	if (strcmp(o.seq, want))
+		printf("# stops: got \"%s\", expected \"%s\"\n", o.seq, want);
+	ktap_check(!strcmp(o.seq, want),
+		   "traced: stops are the SIGSEGV, the handler's ioctl, rt_sigreturn, one write, exit_group");
+	ktap_eq(o.writes, 1, "traced: one write syscall-entry stop");
+	ktap_eq(pending(fds[0]), 1, "traced: the write runs exactly once");
+	read(fds[0], want, sizeof(want));
+
+	/* Unhandled: killed by the SIGSEGV before the syscall. */
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		signal(SIGSEGV, SIG_DFL);
+		*good = 0;
+		mte_store_write(bad, fds[1]);
+		_exit(0);
+	}
+	ktap_wait(pid, -SIGSEGV, "unhandled tag check fault before a syscall");
+	ktap_eq(pending(fds[0]), 0, "unhandled tag check fault: the syscall never runs");
+
+	return ktap_exit();
+}
+
+#else
+
+static const char *const mte_names[MTE_CHECKS] = {
+	"HWCAP2_MTE is set",
+	"prctl enables asynchronous tag checks",
+	"PR_GET_TAGGED_ADDR_CTRL reads the mode back",
+	"mmap with PROT_MTE",
+	"store with the right tag: no SIGSEGV",
+	"store with the right tag: the write returns 1",
+	"store with the right tag: one byte written",
+	"tag check fault before a syscall: one SIGSEGV",
+	"the SIGSEGV has si_code SEGV_MTEAERR",
+	"the SIGSEGV has si_addr 0",
+	"the handler's pc is the svc (the syscall is restarted)",
+	"the handler's x0 is the first argument again",
+	"the syscall has not run when the handler runs",
+	"the restarted write returns 1",
+	"the write runs exactly once",
+	"traced tag check fault, the tracee's own checks: child ended as expected",
+	"traced: the first stop after the fault is the SIGSEGV delivery",
+	"traced: the SIGSEGV stop has si_code SEGV_MTEAERR",
+	"traced: the SIGSEGV stop has si_addr 0",
+	"traced: pc at the SIGSEGV stop is the svc",
+	"traced: x0 at the SIGSEGV stop is the first argument again",
+	"traced: stops are the SIGSEGV, the handler's ioctl, rt_sigreturn, one write, exit_group",
+	"traced: one write syscall-entry stop",
+	"traced: the write runs exactly once",
+	"unhandled tag check fault before a syscall: child ended as expected",
+	"unhandled tag check fault: the syscall never runs",
+};
+
+int main(void)
+{
+	int i;
+
+	ktap_plan(MTE_CHECKS);
+	printf("# asynchronous MTE tag check faults before a syscall (arm64)\n");
+	for (i = 0; i < MTE_CHECKS; i++)
+		ktap_skip("MTE is arm64's", "%s", mte_names[i]);
+	return ktap_exit();
+}
+
+#endif
