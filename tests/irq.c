@@ -42,6 +42,7 @@
 #include <sys/time.h>
 #include <linux/perf_event.h>
 #include "ktap.h"
+#include "regs.h"
 
 #define MAX_CPUS	64
 
@@ -67,18 +68,6 @@ struct spin {
 /* ---- architecture specifics ---------------------------------------- */
 #if defined(__x86_64__)
 
-static const char *const reg_names[] = {
-	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8",
-	"r9", "r10", "r11", "r12", "r13", "r14", "r15",
-};
-#define NR_GPRS		15
-static const int greg_index[NR_GPRS] = {
-	REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI, REG_RBP, REG_R8,
-	REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
-};
-#define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[greg_index[i]])
-#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_RIP])
-#define UC_SP(uc)	((uc)->uc_mcontext.gregs[REG_RSP])
 #define BASE_REG	5		/* rdi: the struct spin */
 #define LOAD_REG	(-1)		/* cmpq $0, (%rdi): no register */
 #define MOD_REG		11		/* r12 */
@@ -159,16 +148,6 @@ static void clobber_fp(void)
 
 #elif defined(__aarch64__)
 
-static const char *const reg_names[] = {
-	"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9",
-	"x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19",
-	"x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29",
-	"x30",
-};
-#define NR_GPRS		31
-#define UC_GPR(uc, i)	((uc)->uc_mcontext.regs[i])
-#define UC_PC(uc)	((uc)->uc_mcontext.pc)
-#define UC_SP(uc)	((uc)->uc_mcontext.sp)
 #define BASE_REG	0		/* x0: the struct spin */
 #define LOAD_REG	1		/* x1: the loaded stop word */
 #define MOD_REG		19
@@ -284,16 +263,6 @@ static void clobber_fp(void)
 #elif defined(__i386__)
 /* ia32 on the x86_64 kernel: the ia32 signal frame */
 
-static const char *const reg_names[] = {
-	"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp",
-};
-#define NR_GPRS		7
-static const int greg_index[NR_GPRS] = {
-	REG_EAX, REG_EBX, REG_ECX, REG_EDX, REG_ESI, REG_EDI, REG_EBP,
-};
-#define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[greg_index[i]])
-#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_EIP])
-#define UC_SP(uc)	((uc)->uc_mcontext.gregs[REG_ESP])
 #define BASE_REG	5		/* edi: the struct spin */
 #define LOAD_REG	(-1)		/* cmpl $0, (%edi): no register */
 #define MOD_REG		4		/* esi */
@@ -368,18 +337,6 @@ static void clobber_fp(void)
 #elif defined(__arm__)
 /* AArch32 (ARM state) on the arm64 kernel: the compat signal frame */
 
-static const char *const reg_names[] = {
-	"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9",
-	"r10", "r11", "r12", "lr",
-};
-#define NR_GPRS		14
-static unsigned long *uc_gpr(ucontext_t *uc, int i)
-{
-	return i < 13 ? &uc->uc_mcontext.arm_r0 + i : &uc->uc_mcontext.arm_lr;
-}
-#define UC_GPR(uc, i)	(*uc_gpr(uc, i))
-#define UC_PC(uc)	((uc)->uc_mcontext.arm_pc)
-#define UC_SP(uc)	((uc)->uc_mcontext.arm_sp)
 #define BASE_REG	0		/* r0: the struct spin */
 #define LOAD_REG	1		/* r1: the loaded stop word */
 #define MOD_REG		9

@@ -10,12 +10,16 @@
  *                        to a pattern so that a lost update shows
  *   REGS_SLOT_FLAGS, REGS_SLOT_SP, REGS_SLOTS: the slots after the GPRs
  *
- *   REGS_AROUND(fn, label, insn) defines
+ *   REGS_AROUND(fn, label, after, insn) defines
  *	void fn(unsigned long *in, unsigned long *out);
  *   which loads every register of reg_names and the flags from in[], runs
- *   the one instruction insn at the global label, and stores every register
- *   and the flags to out[] right after it.  The stack pointer at insn is
- *   written to in[REGS_SLOT_SP] and the one after it to out[REGS_SLOT_SP].
+ *   the one instruction insn at the global label (after is the global label
+ *   that follows it), and stores every register and the flags to out[]
+ *   right after it.  The stack pointer at insn is written to
+ *   in[REGS_SLOT_SP] and the one after it to out[REGS_SLOT_SP].
+ *
+ *   UC_GPR(uc, i), UC_PC(uc), UC_SP(uc), UC_FLAGS(uc): the same registers
+ *   in a signal handler's ucontext_t (the program defines _GNU_SOURCE).
  */
 #ifndef ENTRY_LAB_REGS_H
 #define ENTRY_LAB_REGS_H
@@ -31,9 +35,16 @@ static const char *const reg_names[] = {
 #define FLAGS_MASK	0xcd5UL
 #define FLAGS_PATTERN	0xc41UL
 
-#define REGS_AROUND(fn, label, insn)					\
+#define UC_GREG_INDEX	{ REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI, \
+			  REG_RBP, REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, \
+			  REG_R13, REG_R14, REG_R15 }
+#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_RIP])
+#define UC_SP(uc)	((uc)->uc_mcontext.gregs[REG_RSP])
+#define UC_FLAGS(uc)	((uc)->uc_mcontext.gregs[REG_EFL])
+
+#define REGS_AROUND(fn, label, after, insn)					\
 asm(".text\n"								\
-	".globl " #fn ", " #label "\n"					\
+	".globl " #fn ", " #label ", " #after "\n"					\
 	".type " #fn ", @function\n"					\
 	#fn ":\n"							\
 	"	push %rbx\n	push %rbp\n	push %r12\n"		\
@@ -52,6 +63,7 @@ asm(".text\n"								\
 	"	mov 40(%rdi), %rdi\n"					\
 	#label ":\n"							\
 	"	" insn "\n"						\
+	#after ":\n"							\
 	"	pushfq\n"						\
 	"	push %rdi\n"						\
 	"	mov 16(%rsp), %rdi\n"					\
@@ -85,9 +97,14 @@ static const char *const reg_names[] = {
 #define FLAGS_MASK	0xf0000000UL
 #define FLAGS_PATTERN	0xb0000000UL
 
-#define REGS_AROUND(fn, label, insn)					\
+#define UC_GPR(uc, i)	((uc)->uc_mcontext.regs[i])
+#define UC_PC(uc)	((uc)->uc_mcontext.pc)
+#define UC_SP(uc)	((uc)->uc_mcontext.sp)
+#define UC_FLAGS(uc)	((uc)->uc_mcontext.pstate)
+
+#define REGS_AROUND(fn, label, after, insn)					\
 asm(".text\n"								\
-	".globl " #fn ", " #label "\n"					\
+	".globl " #fn ", " #label ", " #after "\n"					\
 	".type " #fn ", %function\n"					\
 	#fn ":\n"							\
 	"	stp x29, x30, [sp, #-96]!\n"				\
@@ -109,6 +126,7 @@ asm(".text\n"								\
 	"	ldp x0, x1, [x0, #0]\n"					\
 	#label ":\n"							\
 	"	" insn "\n"						\
+	#after ":\n"							\
 	"	stp x0, x1, [sp, #-16]!\n"				\
 	"	ldr x0, [sp, #16]\n"					\
 	"	stp x2, x3, [x0, #16]\n	stp x4, x5, [x0, #32]\n"	\
@@ -141,10 +159,16 @@ static const char *const reg_names[] = {
 #define FLAGS_MASK	0xcd5UL
 #define FLAGS_PATTERN	0xc41UL
 
+#define UC_GREG_INDEX	{ REG_EAX, REG_EBX, REG_ECX, REG_EDX, REG_ESI, REG_EDI, \
+			  REG_EBP }
+#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_EIP])
+#define UC_SP(uc)	((uc)->uc_mcontext.gregs[REG_ESP])
+#define UC_FLAGS(uc)	((uc)->uc_mcontext.gregs[REG_EFL])
+
 /* cdecl: in at 20(%esp) and out at 24(%esp) after the four pushes. */
-#define REGS_AROUND(fn, label, insn)					\
+#define REGS_AROUND(fn, label, after, insn)					\
 asm(".text\n"								\
-	".globl " #fn ", " #label "\n"					\
+	".globl " #fn ", " #label ", " #after "\n"					\
 	".type " #fn ", @function\n"					\
 	#fn ":\n"							\
 	"	push %ebx\n	push %ebp\n	push %esi\n	push %edi\n" \
@@ -159,6 +183,7 @@ asm(".text\n"								\
 	"	mov 0(%eax), %eax\n"					\
 	#label ":\n"							\
 	"	" insn "\n"						\
+	#after ":\n"							\
 	"	pushfl\n"						\
 	"	push %eax\n"						\
 	"	mov 8(%esp), %eax\n"					\
@@ -185,12 +210,19 @@ static const char *const reg_names[] = {
 #define FLAGS_MASK	0xf0000000UL
 #define FLAGS_PATTERN	0xb0000000UL
 
+/* r0-r12 are consecutive in the sigcontext; lr follows sp */
+#define UC_GPR(uc, i)	(*((i) < 13 ? &(uc)->uc_mcontext.arm_r0 + (i) : \
+			   &(uc)->uc_mcontext.arm_lr))
+#define UC_PC(uc)	((uc)->uc_mcontext.arm_pc)
+#define UC_SP(uc)	((uc)->uc_mcontext.arm_sp)
+#define UC_FLAGS(uc)	((uc)->uc_mcontext.arm_cpsr)
+
 /* ARM state; r0-r12 in slots 0-12, lr in 13. */
-#define REGS_AROUND(fn, label, insn)					\
+#define REGS_AROUND(fn, label, after, insn)					\
 asm(".text\n"								\
 	".syntax unified\n"						\
 	".arm\n"							\
-	".globl " #fn ", " #label "\n"					\
+	".globl " #fn ", " #label ", " #after "\n"					\
 	".type " #fn ", %function\n"					\
 	".p2align 2\n"							\
 	#fn ":\n"							\
@@ -203,6 +235,7 @@ asm(".text\n"								\
 	"	ldm r0, {r0-r12}\n"					\
 	#label ":\n"							\
 	"	" insn "\n"						\
+	#after ":\n"							\
 	"	push {r0, r1}\n"					\
 	"	ldr r0, [sp, #8]\n"					\
 	"	str r2, [r0, #8]\n	str r3, [r0, #12]\n"		\
@@ -221,6 +254,11 @@ asm(".text\n"								\
 
 #else
 #error "unsupported architecture"
+#endif
+
+#ifdef UC_GREG_INDEX
+static const int uc_greg_index[NR_GPRS] = UC_GREG_INDEX;
+#define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[uc_greg_index[i]])
 #endif
 
 #define REGS_SLOT_FLAGS	NR_GPRS

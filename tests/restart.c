@@ -50,6 +50,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include "ktap.h"
+#include "regs.h"
 
 #ifndef PR_SET_SYSCALL_USER_DISPATCH
 #define PR_SET_SYSCALL_USER_DISPATCH	59
@@ -83,24 +84,12 @@
  */
 #if defined(__x86_64__)
 
-static const char *const reg_names[] = {
-	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8",
-	"r9", "r10", "r11", "r12", "r13", "r14", "r15",
-};
-#define NR_GPRS		15
-static const int greg_index[NR_GPRS] = {
-	REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI, REG_RBP, REG_R8,
-	REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
-};
-#define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[greg_index[i]])
-#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_RIP])
 #define IDX_NR		0	/* rax */
 #define IDX_RET		0	/* rax */
 static const int idx_arg[6] = { 5, 4, 3, 9, 7, 8 };	/* rdi rsi rdx r10 r8 r9 */
 /* syscall writes the return address to rcx and the flags to r11 */
 #define IDX_RIP_COPY	2
 #define IDX_FLAGS_COPY	10
-#define FLAGS_PATTERN	0xc41UL
 #define REG_PATTERN(i)	(0xa500000000000000UL | (unsigned long)((i) + 1) << 40 | \
 			 (unsigned long)((i) + 1) * 0x00010101UL)
 #define SC_LEN		2
@@ -123,64 +112,15 @@ static inline long sc3(long nr, long a, long b, long c)
 }
 
 /* in/out: [0..14] the registers of reg_names, [15] rflags, [16] rsp. */
-asm(".text\n"
-	".globl regs_call, rc_insn, rc_after\n"
-	".type regs_call, @function\n"
-	"regs_call:\n"
-	"	push %rbx\n	push %rbp\n	push %r12\n"
-	"	push %r13\n	push %r14\n	push %r15\n"
-	"	push %rsi\n"
-	"	mov %rsp, 128(%rdi)\n"
-	"	push 120(%rdi)\n"
-	"	popfq\n"
-	"	mov 0(%rdi), %rax\n	mov 8(%rdi), %rbx\n"
-	"	mov 16(%rdi), %rcx\n	mov 24(%rdi), %rdx\n"
-	"	mov 32(%rdi), %rsi\n	mov 48(%rdi), %rbp\n"
-	"	mov 56(%rdi), %r8\n	mov 64(%rdi), %r9\n"
-	"	mov 72(%rdi), %r10\n	mov 80(%rdi), %r11\n"
-	"	mov 88(%rdi), %r12\n	mov 96(%rdi), %r13\n"
-	"	mov 104(%rdi), %r14\n	mov 112(%rdi), %r15\n"
-	"	mov 40(%rdi), %rdi\n"
-	"rc_insn:\n"
-	"	syscall\n"
-	"rc_after:\n"
-	"	pushfq\n"
-	"	push %rdi\n"
-	"	mov 16(%rsp), %rdi\n"
-	"	mov %rax, 0(%rdi)\n	mov %rbx, 8(%rdi)\n"
-	"	mov %rcx, 16(%rdi)\n	mov %rdx, 24(%rdi)\n"
-	"	mov %rsi, 32(%rdi)\n	mov %rbp, 48(%rdi)\n"
-	"	mov %r8, 56(%rdi)\n	mov %r9, 64(%rdi)\n"
-	"	mov %r10, 72(%rdi)\n	mov %r11, 80(%rdi)\n"
-	"	mov %r12, 88(%rdi)\n	mov %r13, 96(%rdi)\n"
-	"	mov %r14, 104(%rdi)\n	mov %r15, 112(%rdi)\n"
-	"	pop %rax\n	mov %rax, 40(%rdi)\n"
-	"	pop %rax\n	mov %rax, 120(%rdi)\n"
-	"	cld\n"
-	"	mov %rsp, 128(%rdi)\n"
-	"	pop %rsi\n"
-	"	pop %r15\n	pop %r14\n	pop %r13\n"
-	"	pop %r12\n	pop %rbp\n	pop %rbx\n"
-	"	ret\n"
-	".size regs_call, .-regs_call\n");
+REGS_AROUND(regs_call, rc_insn, rc_after, "syscall");
 
 #elif defined(__aarch64__)
 
-static const char *const reg_names[] = {
-	"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9",
-	"x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19",
-	"x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29",
-	"x30",
-};
-#define NR_GPRS		31
-#define UC_GPR(uc, i)	((uc)->uc_mcontext.regs[i])
-#define UC_PC(uc)	((uc)->uc_mcontext.pc)
 #define IDX_NR		8
 #define IDX_RET		0
 static const int idx_arg[6] = { 0, 1, 2, 3, 4, 5 };
 #define IDX_RIP_COPY	-1
 #define IDX_FLAGS_COPY	-1
-#define FLAGS_PATTERN	0xb0000000UL
 #define REG_PATTERN(i)	(0xa500000000000000UL | (unsigned long)((i) + 1) << 40 | \
 			 (unsigned long)((i) + 1) * 0x00010101UL)
 #define SC_LEN		4
@@ -206,70 +146,16 @@ static inline long sc3(long nr, long a, long b, long c)
 }
 
 /* in/out: [0..30] x0-x30, [31] nzcv, [32] sp. */
-asm(".text\n"
-	".globl regs_call, rc_insn, rc_after\n"
-	".type regs_call, %function\n"
-	"regs_call:\n"
-	"	stp x29, x30, [sp, #-96]!\n"
-	"	stp x19, x20, [sp, #16]\n	stp x21, x22, [sp, #32]\n"
-	"	stp x23, x24, [sp, #48]\n	stp x25, x26, [sp, #64]\n"
-	"	stp x27, x28, [sp, #80]\n"
-	"	sub sp, sp, #16\n"
-	"	str x1, [sp]\n"
-	"	mov x9, sp\n	str x9, [x0, #256]\n"
-	"	ldr x9, [x0, #248]\n	msr nzcv, x9\n"
-	"	ldp x2, x3, [x0, #16]\n	ldp x4, x5, [x0, #32]\n"
-	"	ldp x6, x7, [x0, #48]\n	ldp x8, x9, [x0, #64]\n"
-	"	ldp x10, x11, [x0, #80]\n	ldp x12, x13, [x0, #96]\n"
-	"	ldp x14, x15, [x0, #112]\n	ldp x16, x17, [x0, #128]\n"
-	"	ldp x18, x19, [x0, #144]\n	ldp x20, x21, [x0, #160]\n"
-	"	ldp x22, x23, [x0, #176]\n	ldp x24, x25, [x0, #192]\n"
-	"	ldp x26, x27, [x0, #208]\n	ldp x28, x29, [x0, #224]\n"
-	"	ldr x30, [x0, #240]\n"
-	"	ldp x0, x1, [x0, #0]\n"
-	"rc_insn:\n"
-	"	svc #0\n"
-	"rc_after:\n"
-	"	stp x0, x1, [sp, #-16]!\n"
-	"	ldr x0, [sp, #16]\n"
-	"	stp x2, x3, [x0, #16]\n	stp x4, x5, [x0, #32]\n"
-	"	stp x6, x7, [x0, #48]\n	stp x8, x9, [x0, #64]\n"
-	"	stp x10, x11, [x0, #80]\n	stp x12, x13, [x0, #96]\n"
-	"	stp x14, x15, [x0, #112]\n	stp x16, x17, [x0, #128]\n"
-	"	stp x18, x19, [x0, #144]\n	stp x20, x21, [x0, #160]\n"
-	"	stp x22, x23, [x0, #176]\n	stp x24, x25, [x0, #192]\n"
-	"	stp x26, x27, [x0, #208]\n	stp x28, x29, [x0, #224]\n"
-	"	str x30, [x0, #240]\n"
-	"	mrs x2, nzcv\n	str x2, [x0, #248]\n"
-	"	ldp x2, x3, [sp], #16\n"
-	"	stp x2, x3, [x0, #0]\n"
-	"	mov x2, sp\n	str x2, [x0, #256]\n"
-	"	add sp, sp, #16\n"
-	"	ldp x19, x20, [sp, #16]\n	ldp x21, x22, [sp, #32]\n"
-	"	ldp x23, x24, [sp, #48]\n	ldp x25, x26, [sp, #64]\n"
-	"	ldp x27, x28, [sp, #80]\n"
-	"	ldp x29, x30, [sp], #96\n"
-	"	ret\n"
-	".size regs_call, .-regs_call\n");
+REGS_AROUND(regs_call, rc_insn, rc_after, "svc #0");
 
 #elif defined(__i386__)
 /* ia32 on the x86_64 kernel: int $0x80 */
 
-static const char *const reg_names[] = {
-	"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp",
-};
-#define NR_GPRS		7
-static const int greg_index[NR_GPRS] = {
-	REG_EAX, REG_EBX, REG_ECX, REG_EDX, REG_ESI, REG_EDI, REG_EBP,
-};
-#define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[greg_index[i]])
-#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_EIP])
 #define IDX_NR		0	/* eax */
 #define IDX_RET		0	/* eax */
 static const int idx_arg[6] = { 1, 2, 3, 4, 5, 6 };	/* ebx ecx edx esi edi ebp */
 #define IDX_RIP_COPY	-1
 #define IDX_FLAGS_COPY	-1
-#define FLAGS_PATTERN	0xc41UL
 #define REG_PATTERN(i)	(0xa5000000UL | (unsigned long)((i) + 1) * 0x00010101UL)
 #define SC_LEN		2
 #define STOP_REWOUND	0
@@ -291,58 +177,16 @@ static inline long sc3(long nr, long a, long b, long c)
 }
 
 /* in/out: [0..6] the registers of reg_names, [7] eflags, [8] esp (cdecl) */
-asm(".text\n"
-	".globl regs_call, rc_insn, rc_after\n"
-	".type regs_call, @function\n"
-	"regs_call:\n"
-	"	push %ebx\n	push %ebp\n	push %esi\n	push %edi\n"
-	"	mov 20(%esp), %eax\n"
-	"	push 24(%esp)\n"
-	"	mov %esp, 32(%eax)\n"
-	"	push 28(%eax)\n"
-	"	popfl\n"
-	"	mov 4(%eax), %ebx\n	mov 8(%eax), %ecx\n"
-	"	mov 12(%eax), %edx\n	mov 16(%eax), %esi\n"
-	"	mov 20(%eax), %edi\n	mov 24(%eax), %ebp\n"
-	"	mov 0(%eax), %eax\n"
-	"rc_insn:\n"
-	"	int $0x80\n"
-	"rc_after:\n"
-	"	pushfl\n"
-	"	push %eax\n"
-	"	mov 8(%esp), %eax\n"
-	"	mov %ebx, 4(%eax)\n	mov %ecx, 8(%eax)\n"
-	"	mov %edx, 12(%eax)\n	mov %esi, 16(%eax)\n"
-	"	mov %edi, 20(%eax)\n	mov %ebp, 24(%eax)\n"
-	"	pop %ecx\n	mov %ecx, 0(%eax)\n"
-	"	pop %ecx\n	mov %ecx, 28(%eax)\n"
-	"	cld\n"
-	"	mov %esp, 32(%eax)\n"
-	"	add $4, %esp\n"
-	"	pop %edi\n	pop %esi\n	pop %ebp\n	pop %ebx\n"
-	"	ret\n"
-	".size regs_call, .-regs_call\n");
+REGS_AROUND(regs_call, rc_insn, rc_after, "int $0x80");
 
 #elif defined(__arm__)
 /* AArch32 on the arm64 kernel: svc #0 with the number in r7 */
 
-static const char *const reg_names[] = {
-	"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9",
-	"r10", "r11", "r12", "lr",
-};
-#define NR_GPRS		14
-static unsigned long *uc_gpr(ucontext_t *uc, int i)
-{
-	return i < 13 ? &uc->uc_mcontext.arm_r0 + i : &uc->uc_mcontext.arm_lr;
-}
-#define UC_GPR(uc, i)	(*uc_gpr(uc, i))
-#define UC_PC(uc)	((uc)->uc_mcontext.arm_pc)
 #define IDX_NR		7
 #define IDX_RET		0
 static const int idx_arg[6] = { 0, 1, 2, 3, 4, 5 };
 #define IDX_RIP_COPY	-1
 #define IDX_FLAGS_COPY	-1
-#define FLAGS_PATTERN	0xb0000000UL
 #define REG_PATTERN(i)	(0xa5000000UL | (unsigned long)((i) + 1) * 0x00010101UL)
 #define SC_LEN		4	/* ARM state svc */
 #define STOP_REWOUND	1
@@ -434,37 +278,7 @@ static inline long sc3(long nr, long a, long b, long c)
 }
 
 /* in/out: [0..12] r0-r12, [13] lr, [14] cpsr (nzcv), [15] sp. */
-asm(".text\n"
-	".arm\n"
-	".balign 4\n"
-	".globl regs_call, rc_insn, rc_after\n"
-	".type regs_call, %function\n"
-	"regs_call:\n"
-	"	push {r4-r11, lr}\n"
-	"	push {r1}\n"
-	"	str sp, [r0, #60]\n"
-	"	ldr r1, [r0, #56]\n"
-	"	msr APSR_nzcvq, r1\n"
-	"	ldr lr, [r0, #52]\n"
-	"	ldm r0, {r0-r12}\n"
-	"rc_insn:\n"
-	"	svc #0\n"
-	"rc_after:\n"
-	"	push {r0, r1}\n"
-	"	ldr r0, [sp, #8]\n"
-	"	str r2, [r0, #8]\n	str r3, [r0, #12]\n"
-	"	str r4, [r0, #16]\n	str r5, [r0, #20]\n"
-	"	str r6, [r0, #24]\n	str r7, [r0, #28]\n"
-	"	str r8, [r0, #32]\n	str r9, [r0, #36]\n"
-	"	str r10, [r0, #40]\n	str r11, [r0, #44]\n"
-	"	str r12, [r0, #48]\n	str lr, [r0, #52]\n"
-	"	mrs r2, APSR\n	str r2, [r0, #56]\n"
-	"	pop {r2, r3}\n"
-	"	str r2, [r0, #0]\n	str r3, [r0, #4]\n"
-	"	str sp, [r0, #60]\n"
-	"	add sp, sp, #4\n"
-	"	pop {r4-r11, pc}\n"
-	".size regs_call, .-regs_call\n");
+REGS_AROUND(regs_call, rc_insn, rc_after, "svc #0");
 
 #else
 #error "restart.c: unsupported architecture"

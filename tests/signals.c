@@ -24,15 +24,6 @@
 /* ---- architecture specifics ---------------------------------------- */
 #if defined(__x86_64__)
 
-/* index into mcontext gregs for each slot of reg_names */
-static const int greg_index[NR_GPRS] = {
-	REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI, REG_RBP, REG_R8,
-	REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
-};
-#define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[greg_index[i]])
-#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_RIP])
-#define UC_SP(uc)	((uc)->uc_mcontext.gregs[REG_RSP])
-#define UC_FLAGS(uc)	((uc)->uc_mcontext.gregs[REG_EFL])
 #define MOD_REG		11		/* r12 */
 #define TRAP_LEN	2		/* ud2 */
 #define TRAP_SI_CODE	ILL_ILLOPN
@@ -84,14 +75,10 @@ asm(".text\n"
  * sig_trap_insn and stores every register afterwards; rsp at the trap is
  * written to in[16] and after the return to out[16].
  */
-REGS_AROUND(sig_regs_trap, sig_trap_insn, "ud2");
+REGS_AROUND(sig_regs_trap, sig_trap_insn, sig_trap_after, "ud2");
 
 #elif defined(__aarch64__)
 
-#define UC_GPR(uc, i)	((uc)->uc_mcontext.regs[i])
-#define UC_PC(uc)	((uc)->uc_mcontext.pc)
-#define UC_SP(uc)	((uc)->uc_mcontext.sp)
-#define UC_FLAGS(uc)	((uc)->uc_mcontext.pstate)
 #define MOD_REG		19
 #define TRAP_LEN	4		/* udf #0 */
 #define TRAP_SI_CODE	ILL_ILLOPC
@@ -136,18 +123,11 @@ asm(".text\n"
  * void sig_regs_trap(unsigned long *in, unsigned long *out);
  * in/out: [0..30] x0-x30, [31] nzcv, [32] sp.
  */
-REGS_AROUND(sig_regs_trap, sig_trap_insn, "udf #0");
+REGS_AROUND(sig_regs_trap, sig_trap_insn, sig_trap_after, "udf #0");
 
 #elif defined(__i386__)
 /* ia32 on the x86_64 kernel: int $0x80, the ia32 sigframe */
 
-static const int greg_index[NR_GPRS] = {
-	REG_EAX, REG_EBX, REG_ECX, REG_EDX, REG_ESI, REG_EDI, REG_EBP,
-};
-#define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[greg_index[i]])
-#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_EIP])
-#define UC_SP(uc)	((uc)->uc_mcontext.gregs[REG_ESP])
-#define UC_FLAGS(uc)	((uc)->uc_mcontext.gregs[REG_EFL])
 #define MOD_REG		4		/* esi */
 #define TRAP_LEN	2		/* ud2 */
 #define TRAP_SI_CODE	ILL_ILLOPN
@@ -191,20 +171,11 @@ asm(".text\n"
  * void sig_regs_trap(unsigned long *in, unsigned long *out), cdecl;
  * in/out: [0..6] the registers of reg_names, [7] eflags, [8] esp.
  */
-REGS_AROUND(sig_regs_trap, sig_trap_insn, "ud2");
+REGS_AROUND(sig_regs_trap, sig_trap_insn, sig_trap_after, "ud2");
 
 #elif defined(__arm__)
 /* AArch32 (ARM state) on the arm64 kernel: svc #0, the compat sigframe */
 
-/* r0-r12 are consecutive in the sigcontext, lr follows sp */
-static unsigned long *uc_gpr(ucontext_t *uc, int i)
-{
-	return i < 13 ? &uc->uc_mcontext.arm_r0 + i : &uc->uc_mcontext.arm_lr;
-}
-#define UC_GPR(uc, i)	(*uc_gpr(uc, i))
-#define UC_PC(uc)	((uc)->uc_mcontext.arm_pc)
-#define UC_SP(uc)	((uc)->uc_mcontext.arm_sp)
-#define UC_FLAGS(uc)	((uc)->uc_mcontext.arm_cpsr)
 #define MOD_REG		9		/* r9 */
 #define TRAP_LEN	4		/* udf #0, ARM state */
 #define TRAP_SI_CODE	ILL_ILLOPC
@@ -250,7 +221,7 @@ asm(".text\n"
  * void sig_regs_trap(unsigned long *in, unsigned long *out);
  * in/out: [0..12] r0-r12, [13] lr, [14] cpsr (nzcv), [15] sp.
  */
-REGS_AROUND(sig_regs_trap, sig_trap_insn, "udf #0");
+REGS_AROUND(sig_regs_trap, sig_trap_insn, sig_trap_after, "udf #0");
 
 #else
 #error "unsupported architecture"

@@ -53,7 +53,7 @@ static inline long raw_syscall6(long nr, long a, long b, long c, long d,
  * Loads every register (rax is the syscall number), executes syscall and
  * stores every register afterwards.
  */
-REGS_AROUND(abi_regs_syscall, abi_sc_insn, "syscall");
+REGS_AROUND(abi_regs_syscall, abi_sc_insn, abi_sc_after, "syscall");
 
 #elif defined(__aarch64__)
 
@@ -84,7 +84,7 @@ static inline long raw_syscall6(long nr, long a, long b, long c, long d,
  * void abi_regs_syscall(const unsigned long *in, unsigned long *out);
  * in/out: [0..30] x0-x30, [31] nzcv, [32] sp.
  */
-REGS_AROUND(abi_regs_syscall, abi_sc_insn, "svc #0");
+REGS_AROUND(abi_regs_syscall, abi_sc_insn, abi_sc_after, "svc #0");
 
 #elif defined(__i386__)
 
@@ -119,7 +119,7 @@ asm(".text\n"
 /*
  * in/out: [0..6] the registers of reg_names, [7] eflags, [8] esp.
  */
-REGS_AROUND(abi_regs_syscall, abi_sc_insn, "int $0x80");
+REGS_AROUND(abi_regs_syscall, abi_sc_insn, abi_sc_after, "int $0x80");
 
 #elif defined(__arm__)
 
@@ -158,7 +158,7 @@ asm(".text\n"
 /*
  * in/out: [0..12] r0-r12, [13] lr, [14] apsr, [15] sp.
  */
-REGS_AROUND(abi_regs_syscall, abi_sc_insn, "svc #0");
+REGS_AROUND(abi_regs_syscall, abi_sc_insn, abi_sc_after, "svc #0");
 
 #else
 #error "unsupported architecture"
