@@ -20,6 +20,11 @@
  *
  *   UC_GPR(uc, i), UC_PC(uc), UC_SP(uc), UC_FLAGS(uc): the same registers
  *   in a signal handler's ucontext_t (the program defines _GNU_SOURCE).
+ *
+ *   long raw_syscall6(long nr, long a0, ..., long a5): the syscall
+ *   instruction itself, out of line, with the native register convention;
+ *   raw_syscall6_after is the address right after that instruction (what
+ *   seccomp_data.instruction_pointer and si_call_addr report).
  */
 #ifndef ENTRY_LAB_REGS_H
 #define ENTRY_LAB_REGS_H
@@ -41,6 +46,15 @@ static const char *const reg_names[] = {
 #define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_RIP])
 #define UC_SP(uc)	((uc)->uc_mcontext.gregs[REG_RSP])
 #define UC_FLAGS(uc)	((uc)->uc_mcontext.gregs[REG_EFL])
+
+/* SysV: nr rdi, a0-a4 rsi rdx rcx r8 r9, a5 on the stack; syscall: r10 */
+#define RAW_SYSCALL6_ASM						\
+	"	mov %rdi, %rax\n	mov %rsi, %rdi\n	mov %rdx, %rsi\n" \
+	"	mov %rcx, %rdx\n	mov %r8, %r10\n	mov %r9, %r8\n"	\
+	"	mov 8(%rsp), %r9\n"					\
+	"	syscall\n"						\
+	"raw_syscall6_after:\n"					\
+	"	ret\n"
 
 #define REGS_AROUND(fn, label, after, insn)					\
 asm(".text\n"								\
@@ -101,6 +115,13 @@ static const char *const reg_names[] = {
 #define UC_PC(uc)	((uc)->uc_mcontext.pc)
 #define UC_SP(uc)	((uc)->uc_mcontext.sp)
 #define UC_FLAGS(uc)	((uc)->uc_mcontext.pstate)
+
+#define RAW_SYSCALL6_ASM						\
+	"	mov x8, x0\n	mov x0, x1\n	mov x1, x2\n	mov x2, x3\n" \
+	"	mov x3, x4\n	mov x4, x5\n	mov x5, x6\n"		\
+	"	svc #0\n"						\
+	"raw_syscall6_after:\n"					\
+	"	ret\n"
 
 #define REGS_AROUND(fn, label, after, insn)					\
 asm(".text\n"								\
@@ -165,6 +186,18 @@ static const char *const reg_names[] = {
 #define UC_SP(uc)	((uc)->uc_mcontext.gregs[REG_ESP])
 #define UC_FLAGS(uc)	((uc)->uc_mcontext.gregs[REG_EFL])
 
+/* int $0x80: nr eax, a0-a5 ebx ecx edx esi edi ebp (cdecl arguments) */
+#define RAW_SYSCALL6_ASM						\
+	"	push %ebp\n	push %edi\n	push %esi\n	push %ebx\n"	\
+	"	mov 20(%esp), %eax\n	mov 24(%esp), %ebx\n"		\
+	"	mov 28(%esp), %ecx\n	mov 32(%esp), %edx\n"		\
+	"	mov 36(%esp), %esi\n	mov 40(%esp), %edi\n"		\
+	"	mov 44(%esp), %ebp\n"					\
+	"	int $0x80\n"						\
+	"raw_syscall6_after:\n"					\
+	"	pop %ebx\n	pop %esi\n	pop %edi\n	pop %ebp\n"	\
+	"	ret\n"
+
 /* cdecl: in at 20(%esp) and out at 24(%esp) after the four pushes. */
 #define REGS_AROUND(fn, label, after, insn)					\
 asm(".text\n"								\
@@ -217,6 +250,15 @@ static const char *const reg_names[] = {
 #define UC_SP(uc)	((uc)->uc_mcontext.arm_sp)
 #define UC_FLAGS(uc)	((uc)->uc_mcontext.arm_cpsr)
 
+/* EABI: nr r7, a0-a5 r0-r5 (a3-a5 of the call on the stack) */
+#define RAW_SYSCALL6_ASM						\
+	"	push {r4, r5, r7, lr}\n"				\
+	"	mov r7, r0\n	mov r0, r1\n	mov r1, r2\n	mov r2, r3\n" \
+	"	ldr r3, [sp, #16]\n	ldr r4, [sp, #20]\n	ldr r5, [sp, #24]\n" \
+	"	svc #0\n"						\
+	"raw_syscall6_after:\n"					\
+	"	pop {r4, r5, r7, pc}\n"
+
 /* ARM state; r0-r12 in slots 0-12, lr in 13. */
 #define REGS_AROUND(fn, label, after, insn)					\
 asm(".text\n"								\
@@ -260,6 +302,21 @@ asm(".text\n"								\
 static const int uc_greg_index[NR_GPRS] = UC_GREG_INDEX;
 #define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[uc_greg_index[i]])
 #endif
+
+long raw_syscall6(long nr, long a0, long a1, long a2, long a3, long a4,
+		 long a5);
+extern const char raw_syscall6_after[];
+asm(".text\n"
+#ifdef __arm__
+	".syntax unified\n"
+	".arm\n"
+#endif
+	".p2align 2\n"
+	".globl raw_syscall6, raw_syscall6_after\n"
+	".type raw_syscall6, %function\n"
+	"raw_syscall6:\n"
+	RAW_SYSCALL6_ASM
+	".size raw_syscall6, .-raw_syscall6\n");
 
 #define REGS_SLOT_FLAGS	NR_GPRS
 #define REGS_SLOT_SP	(NR_GPRS + 1)

@@ -55,6 +55,7 @@
 #include <unistd.h>
 #include <elf.h>
 #include "ktap.h"
+#include "regs.h"
 
 #ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
@@ -68,30 +69,8 @@
 
 /* ---- architecture specifics ------------------------------------------ */
 
-/* The address right after the syscall instruction in raw_syscall6(). */
-extern const char seccomp_after_syscall_insn[];
-
 #if defined(__x86_64__)
 #define TEST_AUDIT_ARCH AUDIT_ARCH_X86_64
-
-static __attribute__((noinline, noclone))
-long raw_syscall6(long nr, long a0, long a1, long a2, long a3, long a4,
-		  long a5)
-{
-	register long r10 __asm__("r10") = a3;
-	register long r8 __asm__("r8") = a4;
-	register long r9 __asm__("r9") = a5;
-	long ret;
-
-	__asm__ volatile("syscall\n\t"
-			 ".globl seccomp_after_syscall_insn\n"
-			 "seccomp_after_syscall_insn:\n\t"
-			 : "=a"(ret)
-			 : "0"(nr), "D"(a0), "S"(a1), "d"(a2), "r"(r10),
-			   "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
 
 /* Tracer side: the syscall number of a tracee stopped at syscall entry. */
 static int tracee_set_nr(pid_t pid, long nr)
@@ -154,28 +133,6 @@ long stub_syscall6(const void *stub, long nr, long a0, long a1, long a2,
 #elif defined(__aarch64__)
 #define TEST_AUDIT_ARCH AUDIT_ARCH_AARCH64
 
-static __attribute__((noinline, noclone))
-long raw_syscall6(long nr, long a0, long a1, long a2, long a3, long a4,
-		  long a5)
-{
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a0;
-	register long x1 __asm__("x1") = a1;
-	register long x2 __asm__("x2") = a2;
-	register long x3 __asm__("x3") = a3;
-	register long x4 __asm__("x4") = a4;
-	register long x5 __asm__("x5") = a5;
-
-	__asm__ volatile("svc #0\n\t"
-			 ".globl seccomp_after_syscall_insn\n"
-			 "seccomp_after_syscall_insn:\n\t"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4),
-			   "r"(x5)
-			 : "memory");
-	return x0;
-}
-
 static int tracee_set_nr(pid_t pid, long nr)
 {
 	int n = (int)nr;
@@ -237,24 +194,6 @@ long stub_syscall6(const void *stub, long nr, long a0, long a1, long a2,
 #define TEST_AUDIT_ARCH AUDIT_ARCH_I386
 #define TEST_32BIT 1
 
-long raw_syscall6(long nr, long a0, long a1, long a2, long a3, long a4,
-		  long a5);
-__asm__(".text\n"
-	".globl raw_syscall6\n"
-	".type raw_syscall6, @function\n"
-	"raw_syscall6:\n"
-	"	push %ebp\n	push %edi\n	push %esi\n	push %ebx\n"
-	"	mov 20(%esp), %eax\n	mov 24(%esp), %ebx\n"
-	"	mov 28(%esp), %ecx\n	mov 32(%esp), %edx\n"
-	"	mov 36(%esp), %esi\n	mov 40(%esp), %edi\n"
-	"	mov 44(%esp), %ebp\n"
-	"	int $0x80\n"
-	".globl seccomp_after_syscall_insn\n"
-	"seccomp_after_syscall_insn:\n"
-	"	pop %ebx\n	pop %esi\n	pop %edi\n	pop %ebp\n"
-	"	ret\n"
-	".size raw_syscall6, .-raw_syscall6\n");
-
 /* A 32-bit tracer sees struct user_regs_struct of i386 (putreg32()). */
 static int tracee_set_nr(pid_t pid, long nr)
 {
@@ -293,24 +232,6 @@ static int tracee_set_retval(pid_t pid, long val)
 /* AArch32 EABI on a 64-bit kernel: svc #0, nr in r7, args r0-r5 */
 #define TEST_AUDIT_ARCH AUDIT_ARCH_ARM
 #define TEST_32BIT 1
-
-long raw_syscall6(long nr, long a0, long a1, long a2, long a3, long a4,
-		  long a5);
-__asm__(".text\n"
-	".syntax unified\n"
-	".arm\n"
-	".globl raw_syscall6\n"
-	".type raw_syscall6, %function\n"
-	".p2align 2\n"
-	"raw_syscall6:\n"
-	"	push {r4, r5, r7, lr}\n"
-	"	mov r7, r0\n	mov r0, r1\n	mov r1, r2\n	mov r2, r3\n"
-	"	ldr r3, [sp, #16]\n	ldr r4, [sp, #20]\n	ldr r5, [sp, #24]\n"
-	"	svc #0\n"
-	".globl seccomp_after_syscall_insn\n"
-	"seccomp_after_syscall_insn:\n"
-	"	pop {r4, r5, r7, pc}\n"
-	".size raw_syscall6, .-raw_syscall6\n");
 
 /* arm's request to change the syscall number (arch/arm64 compat_arch_ptrace) */
 #define COMPAT_PTRACE_SET_SYSCALL	23
@@ -642,7 +563,7 @@ static void test_notif(void)
 	ktap_eq(sh->notif.data.nr, __NR_getppid, "seccomp_data nr matches the syscall register");
 	ktap_eq(sh->notif.data.arch, TEST_AUDIT_ARCH, "seccomp_data arch is the native audit arch");
 	ktap_eq(sh->notif.data.instruction_pointer,
-		(uintptr_t)seccomp_after_syscall_insn,
+		(uintptr_t)raw_syscall6_after,
 		"seccomp_data instruction_pointer is after the syscall insn");
 	for (i = 0; i < 6; i++) {
 		long long g = sh->notif.data.args[i];
@@ -883,7 +804,7 @@ static void test_actions(void)
 	ktap_eq(sh->v[2], 1 /* SYS_SECCOMP */, "ret_trap si_code is sys_seccomp");
 	ktap_eq(sh->v[3], __NR_getppid, "ret_trap si_syscall");
 	ktap_eq(sh->v[4], TEST_AUDIT_ARCH, "ret_trap si_arch");
-	ktap_eq(sh->v[5], (uintptr_t)seccomp_after_syscall_insn,
+	ktap_eq(sh->v[5], (uintptr_t)raw_syscall6_after,
 		"ret_trap si_call_addr is after the syscall insn");
 	ktap_eq(sh->v[6], 0x1234, "ret_trap si_errno is the filter data");
 	ktap_eq(sh->v[0], 1, "ret_trap task resumes after the handler");
@@ -1007,7 +928,7 @@ static int fields_init(void)
 	field_stub = p;
 	field_ip = (uintptr_t)p + STUB_AFTER_SYSCALL;
 #else
-	field_ip = (uintptr_t)seccomp_after_syscall_insn;
+	field_ip = (uintptr_t)raw_syscall6_after;
 #endif
 	/* little-endian everywhere here: the low half comes first */
 	add_field(0, offsetof(struct seccomp_data, arch), TEST_AUDIT_ARCH, "arch");
@@ -2003,7 +1924,7 @@ static void sud_child(void)
 	sh->v[11] = sc1(__NR_getppid, MARK);
 	sh->v[12] = sh->v[7];
 	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
-		  (uintptr_t)seccomp_after_syscall_insn, 1, &sud_selector))
+		  (uintptr_t)raw_syscall6_after, 1, &sud_selector))
 		_exit(3);
 	sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
 	sh->v[13] = sc1(__NR_getppid, MARK);

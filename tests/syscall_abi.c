@@ -31,22 +31,6 @@
 /* rax (return), rcx (return address) and r11 (rflags) are clobbered */
 #define REG_CLOBBERED(i)	((i) == 0 || (i) == 2 || (i) == 10)
 
-static inline long raw_syscall6(long nr, long a, long b, long c, long d,
-				long e, long f)
-{
-	register long r10 asm("r10") = d;
-	register long r8 asm("r8") = e;
-	register long r9 asm("r9") = f;
-	long ret;
-
-	asm volatile("syscall"
-		     : "=a" (ret)
-		     : "0" (nr), "D" (a), "S" (b), "d" (c),
-		       "r" (r10), "r" (r8), "r" (r9)
-		     : "rcx", "r11", "memory");
-	return ret;
-}
-
 /*
  * void abi_regs_syscall(const unsigned long *in, unsigned long *out);
  * in/out: [0..14] the registers of reg_names, [15] rflags, [16] rsp.
@@ -60,25 +44,6 @@ REGS_AROUND(abi_regs_syscall, abi_sc_insn, abi_sc_after, "syscall");
 #define REG_NR		8
 #define REG_RET		0
 #define REG_CLOBBERED(i)	((i) == 0)
-
-static inline long raw_syscall6(long nr, long a, long b, long c, long d,
-				long e, long f)
-{
-	register long x8 asm("x8") = nr;
-	register long x0 asm("x0") = a;
-	register long x1 asm("x1") = b;
-	register long x2 asm("x2") = c;
-	register long x3 asm("x3") = d;
-	register long x4 asm("x4") = e;
-	register long x5 asm("x5") = f;
-
-	asm volatile("svc #0"
-		     : "+r" (x0)
-		     : "r" (x8), "r" (x1), "r" (x2), "r" (x3), "r" (x4),
-		       "r" (x5)
-		     : "memory");
-	return x0;
-}
 
 /*
  * void abi_regs_syscall(const unsigned long *in, unsigned long *out);
@@ -100,21 +65,6 @@ REGS_AROUND(abi_regs_syscall, abi_sc_insn, abi_sc_after, "svc #0");
 #define MMAP_OFF(off)	((off) / 4096)
 /* no 32-bit time syscalls (COMPAT_32BIT_TIME): sleep with the time64 one */
 #define NR_SLEEP	__NR_clock_nanosleep_time64
-
-long raw_syscall6(long nr, long a, long b, long c, long d, long e, long f);
-asm(".text\n"
-	".globl raw_syscall6\n"
-	".type raw_syscall6, @function\n"
-	"raw_syscall6:\n"
-	"	push %ebp\n	push %edi\n	push %esi\n	push %ebx\n"
-	"	mov 20(%esp), %eax\n	mov 24(%esp), %ebx\n"
-	"	mov 28(%esp), %ecx\n	mov 32(%esp), %edx\n"
-	"	mov 36(%esp), %esi\n	mov 40(%esp), %edi\n"
-	"	mov 44(%esp), %ebp\n"
-	"	int $0x80\n"
-	"	pop %ebx\n	pop %esi\n	pop %edi\n	pop %ebp\n"
-	"	ret\n"
-	".size raw_syscall6, .-raw_syscall6\n");
 
 /*
  * in/out: [0..6] the registers of reg_names, [7] eflags, [8] esp.
@@ -139,21 +89,6 @@ REGS_AROUND(abi_regs_syscall, abi_sc_insn, abi_sc_after, "int $0x80");
  * in the AArch32 ABI: the kernel raises SIGILL (compat_arm_syscall()).
  */
 #define NR_SIGILL_FROM	0xf0800L
-
-long raw_syscall6(long nr, long a, long b, long c, long d, long e, long f);
-asm(".text\n"
-	".syntax unified\n"
-	".arm\n"
-	".globl raw_syscall6\n"
-	".type raw_syscall6, %function\n"
-	".p2align 2\n"
-	"raw_syscall6:\n"
-	"	push {r4, r5, r7, lr}\n"
-	"	mov r7, r0\n	mov r0, r1\n	mov r1, r2\n	mov r2, r3\n"
-	"	ldr r3, [sp, #16]\n	ldr r4, [sp, #20]\n	ldr r5, [sp, #24]\n"
-	"	svc #0\n"
-	"	pop {r4, r5, r7, pc}\n"
-	".size raw_syscall6, .-raw_syscall6\n");
 
 /*
  * in/out: [0..12] r0-r12, [13] lr, [14] apsr, [15] sp.
