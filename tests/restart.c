@@ -813,10 +813,14 @@ static int trace_run(pid_t pid, const struct scen *sc, struct trace *t)
 				continue;
 			}
 			memset(&r, 0, sizeof(r));
-			get_regs(pid, &r);
-			tr_add(t, "signal %d pc%+ld ret %ld", WSTOPSIG(st),
-			       (long)(PT_PC(&r) - t->first.instruction_pointer),
-			       PT_RET(&r));
+			/* A failed read shows in the stop sequence. */
+			if (get_regs(pid, &r))
+				tr_add(t, "signal %d (PTRACE_GETREGSET failed)",
+				       WSTOPSIG(st));
+			else
+				tr_add(t, "signal %d pc%+ld ret %ld", WSTOPSIG(st),
+				       (long)(PT_PC(&r) - t->first.instruction_pointer),
+				       PT_RET(&r));
 			if ((sc->deliver >> sigstops++) & 1)
 				resig = WSTOPSIG(st);
 			n++;
