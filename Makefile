@@ -6,6 +6,7 @@
 #   make retest [ARCH=...] [ONLY=prog] rebuild only the tests, boot the last kernel
 #   make tree | export | series-status the patch-series workflow
 #   make check                         checkpatch, sparse and W=1 on the series
+#   make bisect-check                  every prefix of the series builds (both architectures)
 #   make bench  [ARCH=...]             instruction counts, base against series
 #   make deps                          install the Debian packages needed
 #
@@ -39,7 +40,7 @@ endif
 
 S := scripts
 
-.PHONY: all build run retest test bench tree export series-status check deps clean help
+.PHONY: all build run retest test bench tree export series-status check bisect-check deps clean help
 all: build
 
 help:
@@ -74,6 +75,9 @@ series-status:
 
 check: deps
 	@$(S)/check.sh $(ALL_ARCHS)
+
+bisect-check: deps
+	@$(S)/bisect-check.sh $(ALL_ARCHS)
 
 clean:
 	rm -rf out

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# bisect-check.sh ARCH...: build every prefix of the series (the first
+# patch, the first two, ..., all of them) for each ARCH with the debug
+# config, so that any commit of the series can be bisected to.  Builds are
+# incremental: the build source moves from one prefix to the next.  Stops
+# at the first prefix that does not build, naming its last patch.
+. "$(dirname "$0")/lib.sh"
+
+[ "$#" -gt 0 ] || die "usage: bisect-check.sh ARCH..."
+for arch in "$@"; do check_arch "$arch"; done
+total=$(series_files | wc -l)
+[ "$total" -gt 0 ] || { echo "bisect-check: the series is empty; nothing to check"; exit 0; }
+for n in $(seq 1 "$total"); do
+	last=$(SERIES_UPTO=$n series_files | tail -n1)
+	for arch in "$@"; do
+		log "prefix $n/$total ($(basename "$last")) on $arch"
+		SERIES_UPTO=$n "${TOP}/scripts/build.sh" "$arch" debug series >/dev/null ||
+			die "the series does not build for $arch up to $(basename "$last")"
+	done
+done
+echo "bisect-check: all $total prefixes build for $*"
