@@ -14,7 +14,15 @@ rc=0
 [ -s "$dir/results.tsv" ] || die "$arch: build or boot did not complete (see above)"
 obj=$(cat "$dir/obj")
 
-yn() { grep -q "^CONFIG_$1=y" "$obj/.config" && echo yes || echo no; }
+# yn OPTION...: yes if any OPTION is set (the base has GENERIC_ENTRY alone
+# where the series splits it into GENERIC_IRQ_ENTRY and GENERIC_SYSCALL).
+yn() {
+	local o
+	for o in "$@"; do
+		grep -q "^CONFIG_$o=y" "$obj/.config" && { echo yes; return; }
+	done
+	echo no
+}
 release=$(sed -n 's/^entry-lab: userspace start \([^ ]*\).*/\1/p' "$dir/console.log")
 echo
 echo "== $arch: Linux ${release:-?} ($variant, $flavour config, ${TOOLCHAIN:-llvm})"
@@ -25,11 +33,12 @@ else
 	echo "Patches applied: none (the base ${BASE_PKG} ${BASE_VERSION})"
 fi
 echo "Entry features:"
-printf '  %-34s %s\n' \
-	"generic entry (GENERIC_ENTRY)" "$(yn GENERIC_ENTRY)" \
+printf '  %-44s %s\n' \
+	"generic interrupt entry (GENERIC_IRQ_ENTRY)" "$(yn GENERIC_IRQ_ENTRY GENERIC_ENTRY)" \
+	"generic syscall entry (GENERIC_SYSCALL)" "$(yn GENERIC_SYSCALL GENERIC_ENTRY)" \
 	"seccomp filters (SECCOMP_FILTER)" "$(yn SECCOMP_FILTER)" \
 	"rseq (RSEQ)" "$(yn RSEQ)" \
-	"syscall user dispatch" "$(yn GENERIC_ENTRY)" \
+	"syscall user dispatch" "$(yn GENERIC_SYSCALL GENERIC_ENTRY)" \
 	"audit syscalls (AUDITSYSCALL)" "$(yn AUDITSYSCALL)" \
 	"forced context tracking" "$(yn CONTEXT_TRACKING_USER_FORCE)" \
 	"lockdep (PROVE_LOCKING)" "$(yn PROVE_LOCKING)"
