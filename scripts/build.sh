@@ -42,11 +42,27 @@ kmake=(make -s -C "$src" O="$obj" ARCH="$karch" "${kmake[@]}")
 # check.sh runs extra targets in this object directory with the same make.
 printf '%q ' "${kmake[@]}" >"$obj/kmake.args"
 
-# Fragments in a fixed order: common, architecture, flavour, flavour+arch.
+# Fragments in a fixed order: common, architecture, flavour, flavour+arch,
+# and for the series flavour+series: options the series itself adds.
 frags=()
 for f in common "$arch" "$flavour" "${flavour}-${arch}"; do
 	[ -f "${TOP}/configs/$f.config" ] && frags+=("${TOP}/configs/$f.config")
 done
+sfrag=${TOP}/configs/${flavour}-series.config
+if [ "$variant" = series ] && [ -f "$sfrag" ]; then
+	if [ -n "${SERIES_UPTO:-}" ]; then
+		# A prefix of the series (bisect-check) may not define them yet:
+		# keep those whose symbol its Kconfig files define.
+		while IFS= read -r line; do
+			sym=$(sed -nE 's/^(# )?CONFIG_([A-Za-z0-9_]+)[= ].*/\2/p' <<<"$line")
+			[ -z "$sym" ] || grep -rqE --include='Kconfig*' "^[[:space:]]*(menu)?config $sym\$" "$src" ||
+				continue
+			printf '%s\n' "$line"
+		done <"$sfrag" >"$obj/series-prefix.config"
+		sfrag=$obj/series-prefix.config
+	fi
+	frags+=("$sfrag")
+fi
 "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "${frags[@]}" >"$obj/merge.log" 2>&1 ||
 	{ cat "$obj/merge.log" >&2; die "merge_config.sh failed"; }
 mv "$obj/.config" "$obj/requested.config"
