@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bisect-check.sh ARCH...: build every prefix of the series (the first
 # patch, the first two, ..., all of them) for each ARCH with the debug
-# config, so that any commit of the series can be bisected to.  Builds are
+# config, so that any commit of the series can be bisected to, and run
+# compile-check.sh on it (a minimal config of each booted architecture,
+# the entry objects of the other generic-entry architectures).  Builds are
 # incremental: the build source moves from one prefix to the next.  Stops
 # at the first prefix that does not build, naming its last patch.
 . "$(dirname "$0")/lib.sh"
@@ -17,5 +19,7 @@ for n in $(seq 1 "$total"); do
 		SERIES_UPTO=$n "${TOP}/scripts/build.sh" "$arch" debug series >/dev/null ||
 			die "the series does not build for $arch up to $(basename "$last")"
 	done
+	SERIES_UPTO=$n "${TOP}/scripts/compile-check.sh" ||
+		die "compile-check fails up to $(basename "$last")"
 done
-echo "bisect-check: all $total prefixes build for $*"
+echo "bisect-check: all $total prefixes build for $*, with the minimal and cross builds"

@@ -85,7 +85,9 @@ fi
 
 log "building $arch kernel ($flavour, $variant, $toolchain) in $obj"
 start=$(date +%s)
-if ! "${kmake[@]}" -j"$(nproc)" "$(basename "$image")" >"$obj/build.log" 2>&1; then
+# The lock is initramfs.sh's: a "make retest" must not install headers
+# into this object directory while the kernel is being built in it.
+if ! flock "$obj/headers.lock" "${kmake[@]}" -j"$(nproc)" "$(basename "$image")" >"$obj/build.log" 2>&1; then
 	grep -E 'error|Error' "$obj/build.log" | head -n 20 >&2 || true
 	tail -n 20 "$obj/build.log" >&2
 	die "kernel build failed for $arch (full log: $obj/build.log)"

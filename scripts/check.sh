@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check.sh ARCH...: the review checks on the series.
-#   - scripts/checkpatch.pl --strict on every patch;
+#   - scripts/checkpatch.pl --strict on every patch, sign-offs and new
+#     files (MAINTAINERS) included;
 #   - sparse (C=2) and W=1 on every C file the series touches, per ARCH,
 #     keeping the findings on the lines the series adds or changes (the
 #     base's own warnings in those files are not the series' doing).
@@ -18,8 +19,7 @@ src=$("${TOP}/scripts/source.sh" series)
 findings=0
 
 while read -r p; do
-	out=$("$src/scripts/checkpatch.pl" --strict --no-tree --no-signoff -q \
-		--ignore FILE_PATH_CHANGES "$p" 2>&1) || true
+	out=$("$src/scripts/checkpatch.pl" --strict --no-tree -q "$p" 2>&1) || true
 	if [ -n "$out" ]; then
 		echo "checkpatch: $(basename "$p"):"
 		printf '%s\n' "$out" | sed 's/^/  /'

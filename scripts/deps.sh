@@ -5,6 +5,8 @@
 pkgs=(
 	make git python3 bc flex bison cpio xz-utils libelf-dev libssl-dev
 	ccache sparse
+	# make bisect-check's s390 objects: clang-16 compiles, binutils assembles.
+	binutils-s390x-linux-gnu
 	clang-16 lld-16 llvm-16
 	gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	# 32-bit test programs: ia32 with gcc -m32 (gcc-12-multilib, not

@@ -12,10 +12,13 @@ cmd=${1:?usage: series.sh tree|export|status}
 # Write the tree's commits as patches into DIR; stable bytes for stable
 # input: no commit hashes, no tool version, fixed abbreviation and prefixes.
 # Copies are detected (-C): code moved into a new file reads as a copy
-# with its changes, which is what a reviewer (and checkpatch) should see.
+# with its changes, which is what a reviewer (and checkpatch) should see;
+# the histogram diff keeps moved declarations as context rather than as
+# lines removed and added again.
 format_into() {
 	git -C "$TREE" -c core.abbrev=12 -c diff.noprefix=false \
 		-c diff.mnemonicPrefix=false -c diff.renames=true \
+		-c diff.algorithm=histogram \
 		format-patch -q -C --zero-commit --no-signature --abbrev=12 \
 		-N --subject-prefix=PATCH -o "$1" base..HEAD >/dev/null
 	(cd "$1" && ls -- *.patch 2>/dev/null || true) >"$1/series"
