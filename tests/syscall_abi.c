@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -221,6 +222,218 @@ static void test_sigill(void)
 		"arm syscall 0x3fff0000 raises sigill");
 }
 #endif
+
+/* ---- 1b. the ARM private syscalls (AArch32 only) -------------------- */
+
+/*
+ * compat_arm_syscall() (arch/arm64/kernel/sys_compat.c) serves the numbers
+ * 0xf0000-0xf07ff that the AArch32 table does not: cacheflush (0xf0002)
+ * and set_tls (0xf0005); any other number in the range is -ENOSYS, and one
+ * past it raises SIGILL (ILL_ILLTRP at the svc) and returns 0 in r0.  Only
+ * AArch32 tasks have them: every other build skips these checks.
+ */
+#define ARM_PRIV_BASE		0xf0000L
+#define ARM_PRIV_CACHEFLUSH	(ARM_PRIV_BASE + 2)
+#define ARM_PRIV_SET_TLS	(ARM_PRIV_BASE + 5)
+#define ARM_PRIV_END		(ARM_PRIV_BASE + 0x800)
+#define ARM_PRIV_SKIP		"the ARM private syscalls are AArch32's"
+#define TLS_VALUE		0x5a7e1500L
+
+/* One result: compared on AArch32, skipped elsewhere. */
+static void priv_eq(long long got, long long want, const char *fmt, ...)
+{
+	char name[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+#ifdef __arm__
+	ktap_eq(got, want, "ARM private syscall %s", name);
+#else
+	(void)got;
+	(void)want;
+	ktap_skip(ARM_PRIV_SKIP, "ARM private syscall %s", name);
+#endif
+}
+
+#ifdef __arm__
+static unsigned long read_tpidruro(void)
+{
+	unsigned long v;
+
+	asm volatile("mrc p15, 0, %0, c13, c0, 3" : "=r" (v));
+	return v;
+}
+
+/* Voluntary context switches of this process, without libc (no TLS). */
+static long raw_nvcsw(void)
+{
+	/* struct compat_rusage: two 32-bit timevals, then 14 longs */
+	int32_t ru[4 + 14];
+
+	if (raw_syscall6(__NR_getrusage, RUSAGE_SELF, (long)ru, 0, 0, 0, 0))
+		return -1;
+	return ru[4 + 12];
+}
+
+static volatile int ill_count;
+static volatile long ill_code, ill_addr, ill_pc, ill_r0;
+
+static void on_sigill(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	ill_count++;
+	ill_code = si->si_code;
+	ill_addr = (long)si->si_addr;
+	ill_pc = UC_PC(uc);
+	ill_r0 = UC_GPR(uc, 0);
+}
+#endif
+
+struct tls_obs {
+	long set_ret, after_set, after_syscall, after_sleep, switches, restored;
+};
+
+/*
+ * set_tls changes what libc uses as its thread pointer: a child does it
+ * with raw syscalls only and puts the old value back before using libc.
+ */
+static void priv_set_tls(struct tls_obs *o)
+{
+#ifdef __arm__
+	struct tls_obs *sh;
+	pid_t pid;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	memset(o, 0xff, sizeof(*o));
+	if (sh == MAP_FAILED)
+		return;
+	memset(sh, 0xff, sizeof(*sh));
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		/* struct __kernel_timespec: 2 ms, long enough to sleep */
+		long long ts[2] = { 0, 2000000 };
+		unsigned long old = read_tpidruro();
+		long before = raw_nvcsw();
+
+		sh->set_ret = raw_syscall6(ARM_PRIV_SET_TLS, TLS_VALUE, 0, 0, 0, 0, 0);
+		sh->after_set = read_tpidruro();
+		raw_syscall6(__NR_getppid, 0, 0, 0, 0, 0, 0);
+		sh->after_syscall = read_tpidruro();
+		raw_syscall6(__NR_clock_nanosleep_time64, CLOCK_MONOTONIC, 0,
+			     (long)ts, 0, 0, 0);
+		sh->after_sleep = read_tpidruro();
+		sh->switches = raw_nvcsw() - before;
+		raw_syscall6(ARM_PRIV_SET_TLS, old, 0, 0, 0, 0, 0);
+		sh->restored = read_tpidruro() == old;
+		_exit(0);
+	}
+	if (pid > 0)
+		ktap_wait(pid, 0, "ARM private syscall set_tls");
+	else
+		ktap_check(0, "ARM private syscall set_tls: child ended as expected (fork failed)");
+	*o = *sh;
+	munmap(sh, sizeof(*sh));
+#else
+	memset(o, 0, sizeof(*o));
+	ktap_skip(ARM_PRIV_SKIP, "ARM private syscall set_tls: child ended as expected");
+#endif
+}
+
+static void test_arm_private(void)
+{
+	static const long unknown[] = {
+		ARM_PRIV_BASE, ARM_PRIV_BASE + 1, ARM_PRIV_BASE + 6,
+		ARM_PRIV_END - 1,
+	};
+	long ret[3] = { 0, 0, 0 }, got_ill = 0;
+	struct tls_obs tls;
+	unsigned int i;
+#ifdef __arm__
+	struct sigaction sa, old;
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigill;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGILL, &sa, &old);
+	if (p != MAP_FAILED) {
+		memset(p, 0, 2 * page);
+		ret[0] = raw_syscall6(ARM_PRIV_CACHEFLUSH, (long)p,
+				      (long)p + 2 * page, 0, 0, 0, 0);
+		ret[1] = raw_syscall6(ARM_PRIV_CACHEFLUSH, (long)p + page,
+				      (long)p, 0, 0, 0, 0);
+		ret[2] = raw_syscall6(ARM_PRIV_CACHEFLUSH, (long)p,
+				      (long)p + page, 1, 0, 0, 0);
+		munmap(p, 2 * page);
+	} else {
+		printf("# mmap: %s\n", strerror(errno));
+	}
+	got_ill = ill_count;
+#endif
+	priv_eq(ret[0], 0, "cacheflush of a mapped range returns 0");
+	priv_eq(ret[1], -EINVAL, "cacheflush with end before start returns -EINVAL");
+	priv_eq(ret[2], -EINVAL, "cacheflush with non-zero flags returns -EINVAL");
+	priv_eq(got_ill, 0, "cacheflush raises no signal");
+
+	priv_set_tls(&tls);
+	priv_eq(tls.set_ret, 0, "set_tls returns 0");
+	priv_eq(tls.after_set, TLS_VALUE, "set_tls: TPIDRURO reads the value back");
+	priv_eq(tls.after_syscall, TLS_VALUE, "set_tls: the value survives a syscall");
+#ifdef __arm__
+	if (tls.switches < 1)
+		printf("# the 2 ms sleep made %ld voluntary context switches\n",
+		       tls.switches);
+#endif
+	priv_eq(tls.after_sleep, TLS_VALUE,
+		"set_tls: the value survives a sleep that switched context");
+	priv_eq(tls.switches >= 1, 1, "set_tls: the sleep switched context");
+	priv_eq(tls.restored, 1, "set_tls: the thread pointer is put back");
+
+	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		long r = 0;
+#ifdef __arm__
+		ill_count = 0;
+		r = raw_syscall6(unknown[i], 0, 0, 0, 0, 0, 0);
+		got_ill = ill_count;
+#endif
+		priv_eq(r, -ENOSYS, "%#lx returns -ENOSYS", unknown[i]);
+		priv_eq(got_ill, 0, "%#lx raises no signal", unknown[i]);
+	}
+
+	{
+		long r = -1, code = -1, addr = -1, pc = -1, r0 = -1;
+		long want_addr = 0, want_pc = 0;
+#ifdef __arm__
+		ill_count = 0;
+		r = raw_syscall6(ARM_PRIV_END, 0x11, 0x22, 0, 0, 0, 0);
+		got_ill = ill_count;
+		code = ill_code;
+		addr = ill_addr;
+		pc = ill_pc;
+		r0 = ill_r0;
+		/* the svc is the ARM-state instruction before the label */
+		want_addr = (long)raw_syscall6_after - 4;
+		want_pc = (long)raw_syscall6_after;
+		sigaction(SIGILL, &old, NULL);
+#endif
+		priv_eq(got_ill, 1, "%#lx (past the range) raises one SIGILL", ARM_PRIV_END);
+		priv_eq(code, ILL_ILLTRP, "%#lx: the SIGILL has si_code ILL_ILLTRP", ARM_PRIV_END);
+		priv_eq(addr, want_addr, "%#lx: the SIGILL si_addr is the svc", ARM_PRIV_END);
+		priv_eq(pc, want_pc, "%#lx: the handler's pc is after the svc", ARM_PRIV_END);
+		priv_eq(r0, 0, "%#lx: the handler's r0 is 0", ARM_PRIV_END);
+		priv_eq(r, 0, "%#lx: after the handler the call returns 0", ARM_PRIV_END);
+	}
+}
+
+#define ARM_PRIV_RESULTS	(4 + 7 + 8 + 6)
 
 /* ---- 2. registers -------------------------------------------------- */
 
@@ -594,11 +807,12 @@ out:
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(29 + SIGILL_RESULTS);
+	ktap_plan(29 + SIGILL_RESULTS + ARM_PRIV_RESULTS);
 	test_enosys();			/* 6 */
 #ifdef NR_SIGILL_FROM
 	test_sigill();			/* 1 */
 #endif
+	test_arm_private();		/* ARM_PRIV_RESULTS */
 	test_return_register();		/* 2 */
 	test_six_args();		/* 4 */
 	test_preserved();		/* 4 */
