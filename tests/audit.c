@@ -34,7 +34,12 @@
  *    the syscall ran with and the return value from before the exit stop
  *    (audit exit runs before ptrace_report_syscall_exit());
  *  - compat: arch= is AUDIT_ARCH_I386 / AUDIT_ARCH_ARM, syscall= the compat
- *    number, a0..a3 zero-extended 32-bit values.
+ *    number, a0..a3 zero-extended 32-bit values;
+ *  - syscall user dispatch: a call it turns into SIGSYS produces no record
+ *    (the entry work returns before the audit entry, the exit work skips
+ *    the rolled-back call), the same call with the selector at ALLOW or
+ *    from the allowed region does; skipped where the prctl fails with
+ *    EINVAL.
  * AUDIT_SECCOMP (1326) records from seccomp_log()/audit_seccomp(): for
  * SECCOMP_RET_LOG (sig=0, the call still runs) and for children killed by
  * SECCOMP_RET_KILL_THREAD and SECCOMP_RET_KILL_PROCESS (sig=31; plus the
@@ -49,6 +54,7 @@
  * enabled): the programs that run after this one keep the syscall paths
  * they have without audit.  The next run of this program deletes it first.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -91,6 +97,7 @@ long au_sc(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
 
 #if defined(__x86_64__)
 #define AU_ARCH		AUDIT_ARCH_X86_64
+#define AU_UC_RET(uc)	((uc)->uc_mcontext.gregs[REG_RAX])
 #define AU_COMPAT	0
 typedef struct user_regs_struct au_regs;
 
@@ -122,6 +129,7 @@ static void r_set_ret(au_regs *r, long v)
 
 #elif defined(__aarch64__)
 #define AU_ARCH		AUDIT_ARCH_AARCH64
+#define AU_UC_RET(uc)	((uc)->uc_mcontext.regs[0])
 #define AU_COMPAT	0
 typedef struct user_regs_struct au_regs;
 
@@ -153,6 +161,7 @@ static void r_set_ret(au_regs *r, long v)
 #elif defined(__i386__)
 /* ia32 on the x86_64 kernel: int $0x80, nr in eax, args ebx ecx edx esi */
 #define AU_ARCH		AUDIT_ARCH_I386
+#define AU_UC_RET(uc)	((uc)->uc_mcontext.gregs[REG_EAX])
 #define AU_COMPAT	1
 typedef struct user_regs_struct au_regs;
 
@@ -188,6 +197,7 @@ static void r_set_ret(au_regs *r, long v)
 #elif defined(__arm__)
 /* AArch32 EABI on the arm64 kernel: svc #0, nr in r7, args r0-r5 */
 #define AU_ARCH		AUDIT_ARCH_ARM
+#define AU_UC_RET(uc)	((uc)->uc_mcontext.arm_r0)
 #define AU_COMPAT	1
 /*
  * The arm uapi has no PTRACE_SYSEMU (31 is PTRACE_GETFDPIC there), but
@@ -1135,6 +1145,134 @@ static void test_rewrite(void)
 		dump_records(c.pid);
 }
 
+/* ---- syscall user dispatch -------------------------------------------------- */
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH	59
+#define PR_SYS_DISPATCH_OFF		0
+#define PR_SYS_DISPATCH_ON		1
+#define SYSCALL_DISPATCH_FILTER_ALLOW	0
+#define SYSCALL_DISPATCH_FILTER_BLOCK	1
+#endif
+/* What the SIGSYS handler puts in the return register. */
+#define SUD_RET		((long)0x5d5dL)
+/* a0 of the getppid calls: dispatched, selector ALLOW, allowed region */
+#define S0		((long)0x5d0000a0L)
+#define S1		((long)0x5d0000a1L)
+#define S2		((long)0x5d0000a2L)
+
+static volatile char sud_selector;
+
+static void on_sud_sigsys(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	(void)si;
+	/* the return through rt_sigreturn must not be dispatched */
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	AU_UC_RET(uc) = SUD_RET;
+}
+
+/*
+ * Dispatch on with no allowed region: getppid(S0) at selector BLOCK is
+ * dispatched (its handler sets ALLOW), getppid(S1) at ALLOW runs.  Then
+ * au_sc() becomes the allowed region (a prctl, recorded) and getppid(S2)
+ * at BLOCK runs from it.
+ */
+static void sud_main(struct child *c)
+{
+	unsigned long start = (unsigned long)au_sc & ~1UL;
+	unsigned long len = (unsigned long)au_sc_ret + 1 - start;
+	struct report rep = { .setup = 0 };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sud_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	if (sigaction(SIGSYS, &sa, NULL) ||
+	    prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, 0, 0,
+		  &sud_selector))
+		rep.setup = -errno;
+	child_sync(c);
+	sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	rep.ret[0] = au_sc(__NR_getppid, S0, A1, A2, A3, 0, 0);
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	rep.ret[1] = au_sc(__NR_getppid, S1, A1, A2, A3, 0, 0);
+	if (au_sc(__NR_prctl, PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+		  start, len, (long)&sud_selector, 0) && !rep.setup)
+		rep.setup = 1;
+	sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	rep.ret[2] = au_sc(__NR_getppid, S2, A1, A2, A3, 0, 0);
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	au_sc(__NR_getppid, M1, 0, 0, 0, 0, 0);
+	child_report(c, &rep);
+	_exit(0);
+}
+
+static const char *const sud_names[] = {
+	"sud: child ended as expected",
+	"sud: child setup worked",
+	"sud dispatched syscall: the caller sees the SIGSYS handler's return value",
+	"sud dispatched syscall: no syscall record",
+	"sud selector allow: the call runs",
+	"sud selector allow: exactly one syscall record",
+	"sud allowed region: the call runs",
+	"sud allowed region: exactly one syscall record",
+	"sud: exactly one record for the marker call",
+	"sud: no other syscall records from the child (the prctl's only)",
+};
+#define SUD_RESULTS	((int)(sizeof(sud_names) / sizeof(sud_names[0])))
+
+static void test_sud(void)
+{
+	struct report rep;
+	struct child c;
+	int i, n[4] = { -1, -1, -1, -1 };
+	long ppid = getpid();
+
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0)) {
+		int err = errno;
+
+		for (i = 0; i < SUD_RESULTS; i++) {
+			if (err == EINVAL)
+				ktap_skip("no syscall user dispatch (the prctl fails with EINVAL)",
+					  "%s", sud_names[i]);
+			else
+				ktap_check(0, "%s (PR_SET_SYSCALL_USER_DISPATCH: %s)",
+					   sud_names[i], strerror(err));
+		}
+		return;
+	}
+	clear_records();
+	if (!child_start(&c, sud_main))
+		child_go(&c);
+	if (c.pid > 0)
+		ktap_wait(c.pid, 0, "sud");
+	else
+		ktap_check(0, "%s (no child)", sud_names[0]);
+	child_finish(&c, &rep, 1);
+	fence();
+
+	find_syscall(c.pid, __NR_getppid, S0, &n[0]);
+	find_syscall(c.pid, __NR_getppid, S1, &n[1]);
+	find_syscall(c.pid, __NR_getppid, S2, &n[2]);
+	find_syscall(c.pid, __NR_getppid, M1, &n[3]);
+	ktap_eq(rep.setup, 0, "%s", sud_names[1]);
+	ktap_eq(rep.ret[0], SUD_RET, "%s", sud_names[2]);
+	if (!ktap_eq(n[0], 0, "%s", sud_names[3]))
+		dump_records(c.pid);
+	ktap_eq(rep.ret[1], ppid, "%s", sud_names[4]);
+	ktap_eq(n[1], 1, "%s", sud_names[5]);
+	ktap_eq(rep.ret[2], ppid, "%s", sud_names[6]);
+	ktap_eq(n[2], 1, "%s", sud_names[7]);
+	ktap_eq(n[3], 1, "%s", sud_names[8]);
+	/* S1, the prctl that sets the region, S2 and the marker */
+	if (!ktap_eq(count_type(c.pid, AUDIT_SYSCALL), 4, "%s", sud_names[9]))
+		dump_records(c.pid);
+}
+
 /* ---- seccomp records ------------------------------------------------------ */
 
 static int logged_action;	/* SECCOMP_RET_LOG / KILL_THREAD / KILL_PROCESS */
@@ -1376,13 +1514,14 @@ int main(void)
 		wait_ms *= strtoul(slow, NULL, 10);
 	ktap_alarm(50);
 	ktap_plan(SETUP_RESULTS + 2 * PLAIN_RESULTS + SYSEMU_RESULTS +
-		  REWRITE_RESULTS + LOG_RESULTS + 2 * KILL_RESULTS +
+		  REWRITE_RESULTS + SUD_RESULTS + LOG_RESULTS + 2 * KILL_RESULTS +
 		  CLEANUP_RESULTS);
 	setup();
 	test_plain("plain", plain_main);
 	test_plain("seccomp allow", seccomp_allow_main);
 	test_sysemu();
 	test_rewrite();
+	test_sud();
 	test_seccomp_log();
 	test_seccomp_kill("seccomp kill_thread", SECCOMP_RET_KILL_THREAD);
 	test_seccomp_kill("seccomp kill_process", SECCOMP_RET_KILL_PROCESS);

@@ -21,7 +21,12 @@
  *  - the SECCOMP_RET_TRACE stop and its PTRACE_SYSCALL_INFO_SECCOMP info;
  *  - a traced syscall(-1): -ENOSYS through the entry and exit stops;
  *  - 64-bit: the upper half of the syscall number register is ignored
- *    (x86_64 and arm64 both take an int), and what the tracer sees of it.
+ *    (x86_64 and arm64 both take an int), and what the tracer sees of it;
+ *  - syscall user dispatch: a syscall it turns into SIGSYS makes no
+ *    syscall stop at all (the entry work returns before ptrace, the exit
+ *    work skips the rolled-back call), only the SIGSYS signal-delivery
+ *    stop; the same call with the selector at ALLOW or from the allowed
+ *    region stops as usual.  Skipped where the prctl fails with EINVAL.
  * Every scenario logs every stop the tracer waits for (syscall entry and
  * exit, seccomp, event and signal-delivery stops, with the si_code of a
  * SIGTRAP and the PTRACE_GET_SYSCALL_INFO op) and the tracee's end, and
@@ -32,6 +37,7 @@
  * registers for the syscall under test, records sp and issues it.  The
  * labels around the syscall instruction give the expected addresses.
  */
+#define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -70,6 +76,7 @@ extern const char pt_sc_after_next[];
 #if defined(__x86_64__)
 typedef struct user_regs_struct pt_uregs;
 #define PT_AUDIT_ARCH		AUDIT_ARCH_X86_64
+#define PT_UC_RET(uc)		((uc)->uc_mcontext.gregs[REG_RAX])
 #define PT_HAVE_X7_MARKER	0
 #define PT_SCRATCH_TAG		"arm64"
 #define PT_SCRATCH		"x7"
@@ -196,6 +203,7 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 #elif defined(__aarch64__)
 typedef struct user_regs_struct pt_uregs;
 #define PT_AUDIT_ARCH		AUDIT_ARCH_AARCH64
+#define PT_UC_RET(uc)		((uc)->uc_mcontext.regs[0])
 #define PT_HAVE_X7_MARKER	1
 #define PT_SCRATCH_TAG		"arm64"
 #define PT_SCRATCH		"x7"
@@ -315,6 +323,7 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 /* ia32 tracee (and tracer) on the x86_64 kernel: int $0x80 */
 typedef struct user_regs_struct pt_uregs;
 #define PT_AUDIT_ARCH		AUDIT_ARCH_I386
+#define PT_UC_RET(uc)		((uc)->uc_mcontext.gregs[REG_EAX])
 #define PT_HAVE_X7_MARKER	0
 #define PT_SCRATCH_TAG		"arm64 compat"
 #define PT_SCRATCH		"r12"
@@ -440,6 +449,7 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 #define PTRACE_SYSEMU_SINGLESTEP	32
 typedef struct user_regs pt_uregs;
 #define PT_AUDIT_ARCH		AUDIT_ARCH_ARM
+#define PT_UC_RET(uc)		((uc)->uc_mcontext.arm_r0)
 #define PT_HAVE_X7_MARKER	1
 #define PT_SCRATCH_TAG		"arm64 compat"
 #define PT_SCRATCH		"r12"
@@ -647,7 +657,67 @@ struct obs {
 enum {
 	TR_SECCOMP = 1,		/* install seccomp_filter(), trace seccomp */
 	TR_UNTRACED = 2,	/* no PTRACE_TRACEME: attached to later */
+	/*
+	 * Syscall user dispatch on for the syscall at pt_sc_insn, with the
+	 * kill(SIGSTOP) of run_sc() in the allowed region: the selector at
+	 * BLOCK (dispatched), at ALLOW, or at BLOCK with the syscall in the
+	 * allowed region too.
+	 */
+	TR_SUD_BLOCK = 4,
+	TR_SUD_ALLOW = 8,
+	TR_SUD_REGION = 16,
+	TR_SUD = TR_SUD_BLOCK | TR_SUD_ALLOW | TR_SUD_REGION,
 };
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH	59
+#define PR_SYS_DISPATCH_OFF		0
+#define PR_SYS_DISPATCH_ON		1
+#define SYSCALL_DISPATCH_FILTER_ALLOW	0
+#define SYSCALL_DISPATCH_FILTER_BLOCK	1
+#endif
+#define SUD_SI_CODE	2	/* SYS_USER_DISPATCH */
+/* What the SIGSYS handler puts in the return register. */
+#define SUD_RET		0x5d5dL
+
+static volatile char sud_selector;
+
+static void on_sud_sigsys(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	(void)si;
+	/* before anything else: the return through rt_sigreturn must run */
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	PT_UC_RET(uc) = SUD_RET;
+}
+
+/*
+ * In the tracee, right before run_sc(): the handler, then dispatch on.
+ * No syscall may follow until run_sc()'s kill, which is in the region.
+ */
+static int sud_setup(int flags)
+{
+	unsigned long start = (unsigned long)run_sc & ~1UL;
+	unsigned long end = (unsigned long)(flags & TR_SUD_REGION ?
+					    pt_sc_after : pt_stop_after);
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sud_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	if (sigaction(SIGSYS, &sa, NULL))
+		return -1;
+	/* the pc of a syscall is the address after its instruction */
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, start,
+		  end + 1 - start, &sud_selector))
+		return -1;
+	if (!(flags & TR_SUD_ALLOW))
+		sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	return 0;
+}
 
 struct tracee {
 	pid_t pid;
@@ -981,7 +1051,10 @@ tracee_main(struct tracee *t, long nr, const long *args)
 		f[F_ARG0 + 1] = (long)rbuf;
 	f[F_RET] = NOTSEEN;
 	f[F_SCRATCH_IN] = X7_MARKER;
+	if ((t->flags & TR_SUD) && sud_setup(t->flags))
+		_exit(13);
 	run_sc(f);
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
 	/* A second, known syscall: the next stop under PTRACE_SYSEMU. */
 	syscall(SYS_getppid);
 	o.ret = f[F_RET];
@@ -1836,10 +1909,98 @@ static void test_upper_nr(void)
 	ktap_eq(t.o.ret, t.pid, "64-bit upper nr bits untraced: tracee sees its pid");
 }
 
+/* The checks of test_sud(), skipped as a whole without user dispatch. */
+static const char *const sud_checks[] = {
+	"sud dispatched syscall: stops are exactly as expected",
+	"sud dispatched syscall: every ptrace request succeeded",
+	"sud dispatched syscall: the SIGSYS has si_code SYS_USER_DISPATCH",
+	"sud dispatched syscall: the SIGSYS has the syscall's number",
+	"sud dispatched syscall: tracee sees the SIGSYS handler's return value",
+	"sud selector allow: stops are exactly as expected",
+	"sud selector allow: every ptrace request succeeded",
+	"sud selector allow: tracee sees the getppid result",
+	"sud allowed region: stops are exactly as expected",
+	"sud allowed region: every ptrace request succeeded",
+	"sud allowed region: tracee sees the getppid result",
+};
+
+/*
+ * getppid at pt_sc_insn under syscall user dispatch, traced with
+ * PTRACE_SYSCALL: dispatched, only the SIGSYS stop (then the handler's
+ * rt_sigreturn); let through by the selector or the region, its entry and
+ * exit stops.
+ */
+static void test_sud(void)
+{
+	static const struct {
+		const char *what;
+		int flags;
+	} ctl[] = {
+		{ "sud selector allow", TR_SUD_ALLOW },
+		{ "sud allowed region", TR_SUD_REGION },
+	};
+	struct tracee t;
+	struct seq want;
+	siginfo_t si;
+	long code = NOTSEEN, nr = NOTSEEN;
+	unsigned int i;
+
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0)) {
+		int err = errno;
+
+		for (i = 0; i < sizeof(sud_checks) / sizeof(sud_checks[0]); i++) {
+			if (err == EINVAL)
+				ktap_skip("no syscall user dispatch (the prctl fails with EINVAL)",
+					  "%s", sud_checks[i]);
+			else
+				ktap_check(0, "%s (PR_SET_SYSCALL_USER_DISPATCH: %s)",
+					   sud_checks[i], strerror(err));
+		}
+		return;
+	}
+
+	if (!start(&t, __NR_getppid, six_args, TR_SUD_BLOCK) &&
+	    resume(&t, PTRACE_SYSCALL) == SIGSYS) {
+		memset(&si, 0, sizeof(si));
+		if (pt(&t, "PTRACE_GETSIGINFO", PTRACE_GETSIGINFO, 0, (long)&si) != -1) {
+			code = si.si_code;
+			nr = si.si_syscall;
+		}
+		/* deliver the SIGSYS: its handler's rt_sigreturn stops next */
+		if (pt(&t, "PTRACE_SYSCALL", PTRACE_SYSCALL, 0, SIGSYS) != -1 &&
+		    wait_stop(&t) == SYSGOOD)
+			resume(&t, PTRACE_SYSCALL);
+	}
+	finish(&t);
+	want_start(&want);
+	seq_add(&want, "SIGSYS@after");
+	seq_add(&want, "entry(%d)", __NR_rt_sigreturn);
+	seq_add(&want, "exit");
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, "sud dispatched syscall");
+	ktap_eq(code, SUD_SI_CODE, "sud dispatched syscall: the SIGSYS has si_code SYS_USER_DISPATCH");
+	ktap_eq(nr, __NR_getppid, "sud dispatched syscall: the SIGSYS has the syscall's number");
+	ktap_eq(t.o.ret, SUD_RET,
+		"sud dispatched syscall: tracee sees the SIGSYS handler's return value");
+
+	for (i = 0; i < sizeof(ctl) / sizeof(ctl[0]); i++) {
+		if (!start(&t, __NR_getppid, six_args, ctl[i].flags) &&
+		    resume(&t, PTRACE_SYSCALL) == SYSGOOD)
+			resume(&t, PTRACE_SYSCALL);
+		finish(&t);
+		want_start(&want);
+		seq_add(&want, "entry(%d)", __NR_getppid);
+		seq_add(&want, "exit");
+		seq_add(&want, "exited 0");
+		check_stops(&t, &want, ctl[i].what);
+		ktap_eq(t.o.ret, getpid(), "%s: tracee sees the getppid result", ctl[i].what);
+	}
+}
+
 int main(void)
 {
 	ktap_alarm(50);
-	ktap_plan(27 + 9 + 7 + 7 + 10 + 10 + 9 + 3 + 5 + 5 + 9 + 9 + 18 + 8 + 10);
+	ktap_plan(27 + 9 + 7 + 7 + 10 + 10 + 9 + 3 + 5 + 5 + 9 + 9 + 18 + 8 + 10 + 11);
 	test_syscall_info();
 	test_syscall_error();
 	test_skip();
@@ -1855,5 +2016,6 @@ int main(void)
 	test_seccomp();
 	test_nosys();
 	test_upper_nr();
+	test_sud();
 	return ktap_exit();
 }

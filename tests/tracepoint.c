@@ -23,13 +23,19 @@
  *    stop exactly one sys_enter and one sys_exit, for an unchanged call,
  *    for a call the tracer skipped at the entry stop (number set to -1,
  *    return value chosen by the tracer) and for a call whose number the
- *    tracer changed to another syscall.
+ *    tracer changed to another syscall;
+ *  - syscall user dispatch: a call it turns into SIGSYS records neither
+ *    sys_enter nor sys_exit (only the handler's rt_sigreturn is recorded
+ *    between the ioctls, its sys_exit with the number -1), while the same call with the selector at ALLOW
+ *    or from the allowed region records both.  Skipped where the prctl
+ *    fails with EINVAL.
  */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,7 +49,10 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include "ktap.h"
+#include "regs.h"
 
 #define NOTSEEN		(-12345LL)
 
@@ -705,15 +714,210 @@ static void test_traced(const char *test, int mode)
 	}
 }
 
+/* ---- 7..9. syscall user dispatch ------------------------------------ */
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH	59
+#define PR_SYS_DISPATCH_OFF		0
+#define PR_SYS_DISPATCH_ON		1
+#define SYSCALL_DISPATCH_FILTER_ALLOW	0
+#define SYSCALL_DISPATCH_FILTER_BLOCK	1
+#endif
+/* What the SIGSYS handler puts in the return register. */
+#define SUD_RET		0x5d5dL
+
+#if defined(__x86_64__)
+#define UC_RET(uc)	((uc)->uc_mcontext.gregs[REG_RAX])
+#elif defined(__i386__)
+#define UC_RET(uc)	((uc)->uc_mcontext.gregs[REG_EAX])
+#elif defined(__aarch64__)
+#define UC_RET(uc)	((uc)->uc_mcontext.regs[0])
+#else
+#define UC_RET(uc)	((uc)->uc_mcontext.arm_r0)
+#endif
+
+enum { SUD_BLOCK, SUD_ALLOW, SUD_REGION, NR_SUD };
+
+static const char *const sud_what[NR_SUD] = {
+	"sud dispatched syscall", "sud selector allow", "sud allowed region",
+};
+
+struct sud_result {
+	long setup;		/* 0, or the step that failed */
+	long ret[NR_SUD];	/* what the call returned */
+	struct recs got[NR_SUD];
+};
+
+static volatile char sud_selector;
+
+static void on_sud_sigsys(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	(void)si;
+	/* the return through rt_sigreturn must not be dispatched */
+	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	UC_RET(uc) = SUD_RET;
+}
+
+/*
+ * In a child: getppid with six arguments through raw_syscall6() between
+ * the enabling and the disabling ioctl, with dispatch on and no allowed
+ * region (selector BLOCK, then ALLOW), then with raw_syscall6() as the
+ * allowed region (selector BLOCK).
+ */
+static void __attribute__((noreturn)) sud_child(struct sud_result *res)
+{
+	unsigned long start = (unsigned long)raw_syscall6;
+	unsigned long len = (unsigned long)raw_syscall6_after + 1 - start;
+	struct sigaction sa;
+	struct tp_events e;
+	int c;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sud_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	if (sigaction(SIGSYS, &sa, NULL)) {
+		res->setup = 1;
+		_exit(0);
+	}
+	for (c = 0; c < NR_SUD; c++) {
+		sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+		if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+			  c == SUD_REGION ? start : 0, c == SUD_REGION ? len : 0,
+			  &sud_selector)) {
+			res->setup = 2;
+			_exit(0);
+		}
+		if (tp_open(&e, 0) || tp_ioctl(&e, PERF_EVENT_IOC_ENABLE)) {
+			res->setup = 3;
+			_exit(0);
+		}
+		if (c != SUD_ALLOW)
+			sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+		res->ret[c] = raw_syscall6(__NR_getppid, six_args[0], six_args[1],
+					   six_args[2], six_args[3], six_args[4],
+					   six_args[5]);
+		sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+		tp_ioctl(&e, PERF_EVENT_IOC_DISABLE);
+		tp_read(&e, &res->got[c]);
+		tp_close(&e);
+	}
+	_exit(0);
+}
+
+/* "exit(16), enter(15), ...": the kind and syscall number of each record. */
+static void recs_seq(const struct recs *got, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < got->n && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s(%lld)", i ? ", " : "",
+			      got->r[i].kind == K_ENTER ? "enter" :
+			      got->r[i].kind == K_EXIT ? "exit" : "other",
+			      got->r[i].id);
+}
+
+#define CHECKS_SUD	(1 + 3 * NR_SUD)
+
+/* 0, or the errno of the prctl: EINVAL skips the sud checks, others fail. */
+static int sud_err;
+
+static void __attribute__((format(printf, 2, 3)))
+sud_check(int ok, const char *fmt, ...)
+{
+	char name[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	if (sud_err == EINVAL)
+		ktap_skip("no syscall user dispatch (the prctl fails with EINVAL)",
+			  "%s", name);
+	else if (sud_err)
+		ktap_check(0, "%s (PR_SET_SYSCALL_USER_DISPATCH: %s)", name,
+			   strerror(sud_err));
+	else
+		ktap_check(ok, "%s", name);
+}
+
+static void test_sud(void)
+{
+	struct sud_result *res;
+	char got[256], want[256];
+	long want_ret;
+	pid_t pid;
+	int c;
+
+	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (res == MAP_FAILED) {
+		printf("# mmap: %s\n", strerror(errno));
+		exit(1);
+	}
+	memset(res, 0, sizeof(*res));
+	for (c = 0; c < NR_SUD; c++)
+		res->ret[c] = NOTSEEN;
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0))
+		sud_err = errno;
+	if (!sud_err) {
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0)
+			sud_child(res);
+		if (pid > 0)
+			ktap_wait(pid, 0, "sud");
+		else
+			ktap_check(0, "sud: child ended as expected (fork failed)");
+		if (res->setup)
+			printf("# sud child: setup step %ld failed\n", res->setup);
+	} else {
+		sud_check(0, "sud: child ended as expected");
+	}
+
+	for (c = 0; c < NR_SUD; c++) {
+		/*
+		 * The dispatched call leaves only the handler's rt_sigreturn,
+		 * whose sys_exit has the number -1: sigreturn forgets the
+		 * syscall (x86 orig_ax, arm64 syscallno).
+		 */
+		if (c == SUD_BLOCK)
+			snprintf(want, sizeof(want), "exit(%d), enter(%d), exit(-1), enter(%d)",
+				 __NR_ioctl, __NR_rt_sigreturn, __NR_ioctl);
+		else
+			snprintf(want, sizeof(want), "exit(%d), enter(%d), exit(%d), enter(%d)",
+				 __NR_ioctl, __NR_getppid, __NR_getppid, __NR_ioctl);
+		recs_seq(&res->got[c], got, sizeof(got));
+		if (!sud_err && strcmp(got, want))
+			printf("# records: got      %s\n# records: expected %s\n", got, want);
+		sud_check(!strcmp(got, want), "%s: the records are exactly as expected",
+			  sud_what[c]);
+		if (!sud_err && res->got[c].other)
+			printf("# %d lost or other records, expected 0\n", res->got[c].other);
+		sud_check(!res->got[c].other, "%s: no lost or other records", sud_what[c]);
+		want_ret = c == SUD_BLOCK ? SUD_RET : getpid();
+		if (!sud_err && res->ret[c] != want_ret)
+			printf("# the call returned %ld, expected %ld\n", res->ret[c], want_ret);
+		sud_check(res->ret[c] == want_ret, "%s: the caller sees %s", sud_what[c],
+			  c == SUD_BLOCK ? "the SIGSYS handler's return value" :
+			  "the getppid result");
+	}
+	munmap(res, sizeof(*res));
+}
+
 int main(void)
 {
 	ktap_alarm(30);
-	ktap_plan(CHECKS_FORMAT + 2 * CHECKS_BRACKET + 3 * CHECKS_TRACED);
+	ktap_plan(CHECKS_FORMAT + 2 * CHECKS_BRACKET + 3 * CHECKS_TRACED + CHECKS_SUD);
 	test_format();
 	test_bracket("getppid with six arguments", __NR_getppid, getppid());
 	test_bracket("syscall -1", -1, -ENOSYS);
 	test_traced("traced getppid", T_PLAIN);
 	test_traced("traced call skipped by the tracer", T_SKIP);
 	test_traced("traced call changed to getpid", T_CHANGE);
+	test_sud();
 	return ktap_exit();
 }
