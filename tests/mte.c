@@ -17,7 +17,12 @@
  *    the stops that follow are exactly the handler's ioctl, rt_sigreturn,
  *    one write entry/exit pair and exit_group: no stop for the aborted
  *    attempt;
- *  - an unhandled fault kills the task with SIGSEGV before the syscall runs.
+ *  - an unhandled fault kills the task with SIGSEGV before the syscall runs;
+ *  - a timer signal and an asynchronous fault pending on the same exit to
+ *    user mode (below, "one exit"): arm64's exit work, which turns
+ *    TIF_MTE_ASYNC_FAULT into the SIGSEGV, runs after the generic exit loop
+ *    has delivered the signals already pending in that pass, so the SIGSEGV
+ *    is delivered on the loop's next pass, on top of the SIGALRM frame.
  * MTE is arm64's: elsewhere every check is skipped.
  */
 #define _GNU_SOURCE
@@ -31,7 +36,7 @@
 #include <sys/wait.h>
 #include "ktap.h"
 
-#define MTE_CHECKS	26
+#define MTE_CHECKS	38
 
 #if defined(__aarch64__)
 #include <elf.h>
@@ -39,6 +44,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 
@@ -296,6 +302,393 @@ static void trace_fault(volatile uint32_t *good, volatile uint32_t *bad, int fd,
 	ktap_wait(pid, 0, "traced tag check fault, the tracee's own checks");
 }
 
+/*
+ * A timer signal and an asynchronous tag check fault on one exit.
+ *
+ * The fault is only noticed on the next entry from EL0 (kernel_entry reads
+ * TFSRE0_EL1), and a syscall after the bad store would be aborted before
+ * it runs, so the task arms ITIMER_REAL (an hrtimer: SIGALRM is sent from
+ * the timer interrupt), waits in user space until shortly before the
+ * expiry, makes the bad store and spins: the timer interrupt is then
+ * usually the first entry after the store, and its exit has both the
+ * SIGALRM and TIF_MTE_ASYNC_FAULT.  The exit loop delivers the SIGALRM
+ * first; the exit work then sends the SIGSEGV, delivered on the next pass
+ * with pc at the SIGALRM handler's entry: the SIGSEGV handler runs first,
+ * interrupting the SIGALRM handler at its first instruction.  A tracer
+ * sees the SIGALRM signal-delivery stop first.
+ *
+ * Another entry (the tick) between the store and the timer makes two exits
+ * instead.  The spin loop stores CNTVCT at every iteration, so the first
+ * handler (or the tracer, at the first stop) knows when user space was
+ * interrupted: an attempt counts as one exit only when that was at or
+ * after the timer's expiry (no other entry can come between the expiry and
+ * the timer's own interrupt) and one handler's pc is the other handler's
+ * entry; both pcs in the spin loop is two exits; anything else (a tick
+ * before the expiry with the timer firing while that exit delivers the
+ * SIGSEGV, or the timer firing before the store) is neither.
+ */
+/*
+ * The lead covers a tick (or a stalled vCPU) right before the store: under
+ * TCG, a debug kernel's interrupt takes hundreds of microseconds.
+ */
+#define ORDER_ATTEMPTS	16
+#define ORDER_DELAY_US	3000	/* first timer expiry after setitimer() */
+#define ORDER_LEAD_US	1000	/* the store this long before the expiry */
+
+struct attempt {
+	uint64_t expiry;	/* nominal timer expiry, in CNTVCT ticks */
+	uint64_t snap;		/* spin loop's CNTVCT at the first handler */
+	long alrm_pc, segv_pc;	/* ucontext pcs */
+	int alrm_order, segv_order;	/* 1: the handler ran first */
+	int segv_code;
+	/* the tracer's view: the first two signal-delivery stops */
+	int nstops;
+	int stop_sig[2], stop_code[2];
+	long stop_pc[2];
+	uint64_t stop_snap;	/* spin loop's CNTVCT at the first stop */
+};
+
+struct order_shared {
+	volatile uint64_t last;	/* written by the spin loop */
+	volatile int done;	/* bit 0: SIGALRM handler ran, bit 1: SIGSEGV */
+	volatile int seq, cur;
+	struct attempt a[ORDER_ATTEMPTS];
+};
+
+static struct order_shared *osh;
+
+extern const char mte_spin[], mte_spin_end[];
+
+static uint64_t cntvct(void)
+{
+	uint64_t v;
+
+	asm volatile("isb\n	mrs	%0, cntvct_el0" : "=r" (v) :: "memory");
+	return v;
+}
+
+static uint64_t cntfrq(void)
+{
+	uint64_t v;
+
+	asm volatile("mrs	%0, cntfrq_el0" : "=r" (v));
+	return v;
+}
+
+/* The bad store, then spin until both handlers ran (or the deadline). */
+static void __attribute__((noinline, noclone))
+store_and_spin(volatile uint32_t *p, uint64_t deadline)
+{
+	asm volatile(
+		"str	%w[v], [%[p]]\n"
+		".globl	mte_spin\n"
+		"mte_spin:\n"
+		"1:	mrs	x9, cntvct_el0\n"
+		"	str	x9, [%[last]]\n"
+		"	cmp	x9, %[dl]\n"
+		"	b.hs	2f\n"
+		"	ldr	w10, [%[done]]\n"
+		"	cmp	w10, #3\n"
+		"	b.ne	1b\n"
+		"2:\n"
+		".globl	mte_spin_end\n"
+		"mte_spin_end:\n"
+		:
+		: [p] "r" (p), [v] "r" (0xa5a5a5a5), [last] "r" (&osh->last),
+		  [done] "r" (&osh->done), [dl] "r" (deadline)
+		: "x9", "x10", "memory", "cc");
+}
+
+static void on_order_alrm(int sig, siginfo_t *si, void *ctx)
+{
+	struct attempt *a = &osh->a[osh->cur];
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	(void)si;
+	a->alrm_order = ++osh->seq;
+	a->alrm_pc = uc->uc_mcontext.pc;
+	if (a->alrm_order == 1)
+		a->snap = osh->last;
+	osh->done |= 1;
+}
+
+static void on_order_segv(int sig, siginfo_t *si, void *ctx)
+{
+	struct attempt *a = &osh->a[osh->cur];
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	/* Anything but the tag check fault: fault again, and die of it. */
+	if (si->si_code != SEGV_MTEAERR) {
+		signal(SIGSEGV, SIG_DFL);
+		return;
+	}
+	a->segv_order = ++osh->seq;
+	a->segv_code = si->si_code;
+	a->segv_pc = uc->uc_mcontext.pc;
+	if (a->segv_order == 1)
+		a->snap = osh->last;
+	osh->done |= 2;
+}
+
+static int in_spin(long pc)
+{
+	return pc >= (long)mte_spin && pc < (long)mte_spin_end;
+}
+
+/* The attempts of one task; in a child, with its own handlers. */
+static void __attribute__((noreturn)) order_attempts(volatile uint32_t *bad)
+{
+	struct itimerval off, it;
+	struct sigaction sa;
+	uint64_t freq = cntfrq(), store_at;
+	unsigned int delay = ORDER_DELAY_US;
+	int k;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_flags = SA_SIGINFO;
+	sa.sa_sigaction = on_order_alrm;
+	if (sigaction(SIGALRM, &sa, NULL))
+		_exit(10);
+	sa.sa_sigaction = on_order_segv;
+	if (sigaction(SIGSEGV, &sa, NULL))
+		_exit(11);
+	memset(&off, 0, sizeof(off));
+	for (k = 0; k < ORDER_ATTEMPTS; k++) {
+		struct attempt *a = &osh->a[k];
+
+		osh->cur = k;
+		osh->seq = 0;
+		osh->done = 0;
+		osh->last = 0;
+		memset(&it, 0, sizeof(it));
+		it.it_value.tv_usec = delay;
+		a->expiry = cntvct() + delay * freq / 1000000;
+		store_at = a->expiry - ORDER_LEAD_US * freq / 1000000;
+		if (setitimer(ITIMER_REAL, &it, NULL))
+			_exit(12);
+		while (cntvct() < store_at)
+			;
+		store_and_spin(bad, a->expiry + freq);
+		setitimer(ITIMER_REAL, &off, NULL);
+		/* The timer beat the store: give the next attempt more time. */
+		if (a->alrm_order == 1 && !in_spin(a->alrm_pc) &&
+		    a->alrm_pc != (long)on_order_segv && delay < 16000)
+			delay *= 2;
+	}
+	_exit(0);
+}
+
+/* The tracee's view: 1 one exit, 0 two exits, -1 neither. */
+static int tracee_class(const struct attempt *a)
+{
+	if (!a->alrm_order || !a->segv_order)
+		return -1;
+	if (a->snap >= a->expiry &&
+	    ((a->segv_pc == (long)on_order_alrm && in_spin(a->alrm_pc)) ||
+	     (a->alrm_pc == (long)on_order_segv && in_spin(a->segv_pc))))
+		return 1;
+	if (in_spin(a->alrm_pc) && in_spin(a->segv_pc))
+		return 0;
+	return -1;
+}
+
+static long handler_of(int sig)
+{
+	return sig == SIGALRM ? (long)on_order_alrm :
+	       sig == SIGSEGV ? (long)on_order_segv : -1;
+}
+
+/* The tracer's view, from the first two signal-delivery stops. */
+static int tracer_class(const struct attempt *a)
+{
+	if (a->nstops != 2)
+		return -1;
+	if (a->stop_snap >= a->expiry && in_spin(a->stop_pc[0]) &&
+	    a->stop_pc[1] == handler_of(a->stop_sig[0]))
+		return 1;
+	if (in_spin(a->stop_pc[0]) && in_spin(a->stop_pc[1]))
+		return 0;
+	return -1;
+}
+
+static const char *pc_name(long pc)
+{
+	if (pc == (long)on_order_alrm)
+		return "SIGALRM handler";
+	if (pc == (long)on_order_segv)
+		return "SIGSEGV handler";
+	if (in_spin(pc))
+		return "spin loop";
+	return "elsewhere";
+}
+
+static const char *const class_name[] = { "neither", "two exits", "one exit" };
+
+static struct order_shared *order_setup(void)
+{
+	struct order_shared *o;
+
+	o = mmap(NULL, sizeof(*o), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (o == MAP_FAILED) {
+		printf("# mmap: %s\n", strerror(errno));
+		return NULL;
+	}
+	memset(o, 0, sizeof(*o));
+	return o;
+}
+
+#define ONE_EXIT	"timer signal and async fault on one exit"
+
+static void test_order(volatile uint32_t *bad)
+{
+	int k, cls, n[3] = { 0, 0, 0 }, both = 0, segv_first = 0;
+	int segv_at_alrm = 0, alrm_in_spin = 0;
+	pid_t pid;
+
+	osh = order_setup();
+	fflush(stdout);
+	pid = osh ? fork() : -1;
+	if (pid == 0)
+		order_attempts(bad);
+	if (pid > 0)
+		ktap_wait(pid, 0, ONE_EXIT ", the attempts");
+	else
+		ktap_check(0, ONE_EXIT ", the attempts: child ended as expected (no child)");
+	for (k = 0; osh && k < ORDER_ATTEMPTS; k++) {
+		const struct attempt *a = &osh->a[k];
+
+		cls = tracee_class(a);
+		n[cls + 1]++;
+		printf("# attempt %d: %s; %s first, SIGALRM pc %s, SIGSEGV pc %s",
+		       k, class_name[cls + 1],
+		       a->segv_order == 1 ? "SIGSEGV" :
+		       a->alrm_order == 1 ? "SIGALRM" : "no handler",
+		       pc_name(a->alrm_pc), pc_name(a->segv_pc));
+		if (a->snap)
+			printf(", spin loop interrupted %lld us after the expiry",
+			       ((long long)a->snap - (long long)a->expiry) * 1000000 /
+			       (long long)cntfrq());
+		printf("\n");
+		if (a->alrm_order && a->segv_order && a->segv_code == SEGV_MTEAERR)
+			both++;
+		if (cls != 1)
+			continue;
+		segv_first += a->segv_order == 1;
+		segv_at_alrm += a->segv_pc == (long)on_order_alrm;
+		alrm_in_spin += in_spin(a->alrm_pc);
+	}
+	printf("# %d attempts: %d on one exit, %d on two exits, %d neither\n",
+	       ORDER_ATTEMPTS, n[2], n[1], n[0]);
+	ktap_eq(both, ORDER_ATTEMPTS,
+		ONE_EXIT ": every attempt got a SIGALRM and a SEGV_MTEAERR SIGSEGV");
+	if (!n[2])
+		printf("# no attempt had both on one exit, expected at least 1\n");
+	ktap_check(n[2] >= 1, ONE_EXIT ": at least one attempt had both on one exit");
+	ktap_eq(segv_first, n[2], ONE_EXIT ": the SIGSEGV handler runs first");
+	ktap_eq(segv_at_alrm, n[2],
+		ONE_EXIT ": the SIGSEGV handler's pc is the SIGALRM handler's entry");
+	ktap_eq(alrm_in_spin, n[2],
+		ONE_EXIT ": the SIGALRM handler's pc is where the task was");
+	if (osh)
+		munmap(osh, sizeof(*osh));
+	osh = NULL;
+}
+
+static void test_order_traced(volatile uint32_t *bad)
+{
+	int k, cls, n[3] = { 0, 0, 0 }, two_stops = 0, alrm_stop_first = 0;
+	int tracee_ok = 0, codes = 0, st = 0, sig, i;
+	struct user_regs_struct regs;
+	siginfo_t si;
+	pid_t pid;
+
+	osh = order_setup();
+	fflush(stdout);
+	pid = osh ? fork() : -1;
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+			_exit(13);
+		syscall(SYS_kill, getpid(), SIGSTOP);
+		order_attempts(bad);
+	}
+	if (pid < 0)
+		pid = 0;
+	if (pid > 0 && (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st) ||
+			WSTOPSIG(st) != SIGSTOP ||
+			ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_EXITKILL))) {
+		printf("# tracee did not stop: status %#x\n", st);
+		kill(pid, SIGKILL);
+		pid = -pid;
+	}
+	/* Every stop is a signal-delivery stop: note it, deliver the signal. */
+	for (i = 0, sig = 0; pid > 0 && i < 4 * ORDER_ATTEMPTS + 8; i++) {
+		struct attempt *a;
+
+		if (ptrace(PTRACE_CONT, pid, 0, sig) || next_stop(pid, &st))
+			break;
+		sig = WSTOPSIG(st);
+		a = &osh->a[osh->cur];
+		if (a->nstops < 2) {
+			if (!a->nstops)
+				a->stop_snap = osh->last;
+			a->stop_sig[a->nstops] = sig;
+			memset(&si, 0, sizeof(si));
+			ptrace(PTRACE_GETSIGINFO, pid, 0, &si);
+			a->stop_code[a->nstops] = si.si_code;
+			a->stop_pc[a->nstops] = get_regs(pid, &regs) ? -1 : (long)regs.pc;
+		}
+		a->nstops++;
+	}
+	if (pid > 0 && i == 4 * ORDER_ATTEMPTS + 8) {
+		printf("# tracee still running after %d stops\n", i);
+		kill(pid, SIGKILL);
+	}
+	if (pid)
+		ktap_wait(pid > 0 ? pid : -pid, 0, "traced: " ONE_EXIT ", the tracee");
+	else
+		ktap_check(0, "traced: " ONE_EXIT ", the tracee: child ended as expected (no child)");
+	for (k = 0; osh && k < ORDER_ATTEMPTS; k++) {
+		const struct attempt *a = &osh->a[k];
+		int seg = a->stop_sig[0] == SIGSEGV ? 0 :
+			  a->stop_sig[1] == SIGSEGV ? 1 : -1;
+
+		cls = tracer_class(a);
+		n[cls + 1]++;
+		printf("# traced attempt %d: %s; %d stops: signal %d at %s, signal %d at %s\n",
+		       k, class_name[cls + 1], a->nstops, a->stop_sig[0],
+		       pc_name(a->stop_pc[0]), a->stop_sig[1],
+		       pc_name(a->stop_pc[1]));
+		if (a->nstops == 2 && a->stop_sig[0] + a->stop_sig[1] == SIGALRM + SIGSEGV &&
+		    a->stop_sig[0] != a->stop_sig[1])
+			two_stops++;
+		if (seg >= 0 && a->stop_code[seg] == SEGV_MTEAERR)
+			codes++;
+		if (cls != 1)
+			continue;
+		alrm_stop_first += a->stop_sig[0] == SIGALRM && a->stop_sig[1] == SIGSEGV;
+		tracee_ok += a->segv_order == 1 && a->segv_pc == (long)on_order_alrm;
+	}
+	printf("# traced: %d attempts: %d on one exit, %d on two exits, %d neither\n",
+	       ORDER_ATTEMPTS, n[2], n[1], n[0]);
+	ktap_eq(two_stops, ORDER_ATTEMPTS,
+		"traced: " ONE_EXIT ": every attempt made one SIGALRM and one SIGSEGV stop");
+	ktap_eq(codes, ORDER_ATTEMPTS,
+		"traced: " ONE_EXIT ": the SIGSEGV stop has si_code SEGV_MTEAERR");
+	if (!n[2])
+		printf("# no traced attempt had both on one exit, expected at least 1\n");
+	ktap_check(n[2] >= 1, "traced: " ONE_EXIT ": at least one attempt had both on one exit");
+	ktap_eq(alrm_stop_first, n[2],
+		"traced: " ONE_EXIT ": the SIGALRM stop comes first, then the SIGSEGV stop");
+	ktap_eq(tracee_ok, n[2],
+		"traced: " ONE_EXIT ": the SIGSEGV handler runs first, at the SIGALRM handler's entry");
+	if (osh)
+		munmap(osh, sizeof(*osh));
+	osh = NULL;
+}
+
 int main(void)
 {
 	volatile uint32_t *good, *bad;
@@ -391,6 +784,9 @@ int main(void)
 	ktap_wait(pid, -SIGSEGV, "unhandled tag check fault before a syscall");
 	ktap_eq(pending(fds[0]), 0, "unhandled tag check fault: the syscall never runs");
 
+	test_order(bad);
+	test_order_traced(bad);
+
 	return ktap_exit();
 }
 
@@ -423,6 +819,18 @@ static const char *const mte_names[MTE_CHECKS] = {
 	"traced: the write runs exactly once",
 	"unhandled tag check fault before a syscall: child ended as expected",
 	"unhandled tag check fault: the syscall never runs",
+	"timer signal and async fault on one exit, the attempts: child ended as expected",
+	"timer signal and async fault on one exit: every attempt got a SIGALRM and a SEGV_MTEAERR SIGSEGV",
+	"timer signal and async fault on one exit: at least one attempt had both on one exit",
+	"timer signal and async fault on one exit: the SIGSEGV handler runs first",
+	"timer signal and async fault on one exit: the SIGSEGV handler's pc is the SIGALRM handler's entry",
+	"timer signal and async fault on one exit: the SIGALRM handler's pc is where the task was",
+	"traced: timer signal and async fault on one exit, the tracee: child ended as expected",
+	"traced: timer signal and async fault on one exit: every attempt made one SIGALRM and one SIGSEGV stop",
+	"traced: timer signal and async fault on one exit: the SIGSEGV stop has si_code SEGV_MTEAERR",
+	"traced: timer signal and async fault on one exit: at least one attempt had both on one exit",
+	"traced: timer signal and async fault on one exit: the SIGALRM stop comes first, then the SIGSEGV stop",
+	"traced: timer signal and async fault on one exit: the SIGSEGV handler runs first, at the SIGALRM handler's entry",
 };
 
 int main(void)
