@@ -9,7 +9,8 @@
  * A program must print a KTAP plan and as many results as it plans; one
  * that does not fails as a whole, whatever its exit status.  The programs
  * named in /tests/plain (upstream selftests that print no KTAP) are judged
- * by their exit status alone.
+ * by their exit status alone.  At the end it prints the kernel's taint
+ * flags and lockdep's debug_locks for the host's judge.
  *
  * Kernel command line (passed to init as environment):
  *   entrylab_only=NAME   run only the test program NAME
@@ -50,8 +51,51 @@ static void on_alarm(int sig __attribute__((unused)))
 	kill(-running, SIGKILL);
 }
 
+/*
+ * The kernel's own record of trouble, which outlives a report lost in the
+ * console: the taint flags (a WARN, oops, soft lockup... each sets one) and
+ * debug_locks, 0 once lockdep has turned itself off.  Without lockdep
+ * there is no /proc/lockdep_stats and no debug_locks line.
+ */
+static void print_kernel_state(void)
+{
+	char buf[256];
+	int found = 0;
+	FILE *f;
+
+	f = fopen("/proc/sys/kernel/tainted", "r");
+	if (!f) {
+		printf("entry-lab: tainted unreadable: %s\n", strerror(errno));
+	} else {
+		if (fgets(buf, sizeof(buf), f))
+			printf("entry-lab: tainted %s", buf);
+		else
+			printf("entry-lab: tainted unreadable: empty\n");
+		fclose(f);
+	}
+
+	f = fopen("/proc/lockdep_stats", "r");
+	if (!f) {
+		if (errno != ENOENT)
+			printf("entry-lab: debug_locks unreadable: %s\n", strerror(errno));
+		return;
+	}
+	while (!found && fgets(buf, sizeof(buf), f)) {
+		int v;
+
+		if (sscanf(buf, " debug_locks: %d", &v) == 1) {
+			printf("entry-lab: debug_locks %d\n", v);
+			found = 1;
+		}
+	}
+	fclose(f);
+	if (!found)
+		printf("entry-lab: debug_locks unreadable: no such line in /proc/lockdep_stats\n");
+}
+
 static void finish(void)
 {
+	print_kernel_state();
 	printf("entry-lab: done\n");
 	fflush(stdout);
 	sync();

@@ -39,5 +39,6 @@ if [ "$must" != - ]; then
 fi
 exec python3 "${TOP}/scripts/judge.py" --arch "$arch" --log "$dir/console.log" \
 	--kunit "$kunit" --results "$dir/results.tsv" --report "$dir/parse.txt" \
-	--expected "${TOP}/tests/expected.tbl" --variant "$variant" \
+	--expected "${TOP}/tests/expected.tbl" --required-tbl "${TOP}/tests/required.tbl" \
+	--variant "$variant" \
 	--config "$obj/.config" "${require[@]}" ${ONLY:+--partial}

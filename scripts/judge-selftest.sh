@@ -34,7 +34,8 @@ sed -e 's/#.*//' "$cases/cases.tbl" | while IFS='|' read -r name config expect; 
 	rc=0
 	python3 "${TOP}/scripts/judge.py" --arch arm64 --log "$cases/$name.log" \
 		--kunit "$kunit" --results "$w.tsv" --report "$w.parse" \
-		--expected "$cases/expected.tbl" --variant series \
+		--expected "$cases/expected.tbl" --required-tbl "$cases/required.tbl" \
+		--variant series \
 		--config "$w.config" "${require[@]}" >"$w.out" 2>&1 || rc=$?
 	if [ "$expect" = pass ]; then
 		if [ "$rc" = 0 ]; then

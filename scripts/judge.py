@@ -8,6 +8,17 @@ KUnit parser (tools/testing/kunit/kunit_parser.py, what `kunit.py parse`
 runs).  A guest that panics, oopses, warns, hangs or never prints its KTAP plan
 adds a FAIL result named after the reason.
 
+The kselftest directives the parser ignores are mapped here: "ok ... #
+XFAIL" becomes status XFAIL, which must be listed in tests/expected.tbl
+like a skip; "ok ... # XPASS" (a check marked as failing that passed) is
+status XPASS and always a failure.
+
+At its end the init prints the kernel's taint flags and, with lockdep,
+debug_locks: a tainted kernel (KUnit's own N aside) or a lockdep that
+turned itself off fails the run, and so does a run whose init finished
+without printing them.  A complete run (not --partial) must also have results from every
+suite and program tests/required.tbl names for the architecture.
+
 Each result is then held against tests/expected.tbl (default: PASS) and
 becomes one line of results.tsv.  A rule matches only a single check's
 result: a program or suite that failed as a whole (crashed, killed by a
@@ -22,10 +33,10 @@ results.tsv:
 
     VERDICT <tab> STATUS <tab> ARCH/part/path/to/test <tab> note
 
-STATUS is what the test said (PASS, FAIL, SKIP); VERDICT is PASS or SKIP
-when that was expected, XFAIL for an expected (documented) failure, and FAIL
-for anything unexpected, in either direction.  Exit status: 0 when no
-verdict is FAIL.
+STATUS is what the test said (PASS, FAIL, SKIP, XFAIL, XPASS); VERDICT is
+PASS or SKIP when that was expected, XFAIL for an expected (documented)
+failure, and FAIL for anything unexpected, in either direction.  Exit
+status: 0 when no verdict is FAIL.
 """
 import argparse
 import fnmatch
@@ -49,8 +60,16 @@ FAULTS = [
     (r'UBSAN: ', 'UBSAN report'),
     (r'Unable to handle kernel|general protection fault', 'kernel fault'),
     (r'rcu: INFO: .*detected stall|self-detected stall', 'RCU stall'),
+    (r'rcu: INFO: .*detected expedited stall', 'RCU expedited stall'),
+    (r'INFO: rcu_tasks\w* detected stall', 'RCU-tasks stall'),
     (r'INFO: task .* blocked for more than', 'hung task'),
 ]
+
+# The kernel's taint flags (kernel/panic.c taint_flags[]), bit by bit.
+TAINT_LETTERS = 'PFSRMBUDAWCIOELKXTN'
+TAINT_TEST = 18  # N: KUnit taints the kernel whenever it runs a suite
+TAINTED = re.compile(r'entry-lab: tainted (.*)')
+DEBUG_LOCKS = re.compile(r'entry-lab: debug_locks (.*)')
 
 # Why a program or suite failed as a whole, as init (or KUnit) says it.
 # Only a plain non-zero exit may follow from expected failures inside it.
@@ -67,6 +86,7 @@ def leaf_results(test, path, out, reasons):
     if not test.subtests:
         status = {TestStatus.SUCCESS: 'PASS',
                   TestStatus.SKIPPED: 'SKIP'}.get(test.status, 'FAIL')
+        status = getattr(test, 'ksft_directive', None) or status
         if status == 'FAIL' and test.name in reasons and path and len(path) == 1:
             # A program with no results of its own that failed as a whole.
             out.append(('FAIL', f'{name} ({reasons[test.name]})', reasons[test.name]))
@@ -92,9 +112,35 @@ def leaf_results(test, path, out, reasons):
 KTAP_LINE = re.compile(r'\s*(KTAP version \d|TAP version \d|\d+\.\.\d+|ok |not ok |#)')
 
 
+# kselftest's result directives besides SKIP (kselftest.h,
+# kselftest_harness.h): "ok N NAME # XFAIL why" and "ok N NAME # XPASS why".
+KSFT_DIRECTIVE = re.compile(r'^\s*ok \d+ [^#]*# (XFAIL|XPASS)\b')
+
+
+def note_ksft_directives(kunit_parser):
+    """The KUnit parser reads XFAIL and XPASS results as plain passes: have
+    it note the directive on the test, and count an XFAIL as skipped and an
+    XPASS as failed in its own report."""
+    if getattr(kunit_parser, 'ksft_directives_noted', False):
+        return
+    parse_result = kunit_parser.parse_test_result
+    status = kunit_parser.TestStatus
+
+    def parse_test_result(lines, test, expected_num):
+        m = KSFT_DIRECTIVE.match(lines.peek()) if lines else None
+        ok = parse_result(lines, test, expected_num)
+        if ok and m and test.status == status.SUCCESS:
+            test.ksft_directive = m.group(1)
+            test.status = status.SKIPPED if m.group(1) == 'XFAIL' else status.FAILURE
+        return ok
+    kunit_parser.parse_test_result = parse_test_result
+    kunit_parser.ksft_directives_noted = True
+
+
 def parse(lines, label, report):
     import kunit_parser
     import kunit_printer
+    note_ksft_directives(kunit_parser)
     lines = [l for l in lines if KTAP_LINE.match(l)]
     # The parser prints what `kunit.py parse` prints; keep it in the report.
     kunit_parser.stdout = kunit_printer.Printer(report)
@@ -119,7 +165,11 @@ def parse(lines, label, report):
 
 
 def kernel_matches(cond, variant, config):
-    """KERNEL column: base, series, * or [!]CONFIG_X against the .config."""
+    """KERNEL column: base, series, * or [!]CONFIG_X against the .config;
+    conditions joined by & must all hold."""
+    if '&' in cond:
+        each = [kernel_matches(c.strip(), variant, config) for c in cond.split('&')]
+        return None if None in each else all(each)
     m = re.fullmatch(r'(!?)(CONFIG_[A-Za-z0-9_]+)', cond)
     if m:
         return (m.group(2) in config) != bool(m.group(1))
@@ -148,8 +198,8 @@ def load_expectations(path, arch, variant, config):
             if not line:
                 continue
             cols = [c.strip() for c in line.split('|')]
-            if len(cols) != 5 or cols[3] not in ('PASS', 'SKIP', 'FAIL'):
-                sys.exit(f'{path}:{n}: expected ARCH | KERNEL | RESULT | PASS/SKIP/FAIL | WHY')
+            if len(cols) != 5 or cols[3] not in ('PASS', 'SKIP', 'FAIL', 'XFAIL'):
+                sys.exit(f'{path}:{n}: expected ARCH | KERNEL | RESULT | PASS/SKIP/FAIL/XFAIL | WHY')
             a, k, pat, want, why = cols
             applies = kernel_matches(k, variant, config)
             if applies is None:
@@ -158,6 +208,83 @@ def load_expectations(path, arch, variant, config):
                 rules.append({'pat': pat, 'want': want, 'why': why,
                               'line': n, 'used': False})
     return rules
+
+
+def load_required(path, arch, variant, config):
+    """Rows of tests/required.tbl that apply to ARCH and this kernel:
+    (line, kunit/SUITE or user/PROGRAM)."""
+    rows = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.split('#', 1)[0].strip()
+            if not line:
+                continue
+            cols = [c.strip() for c in line.split('|')]
+            if len(cols) != 3 or not re.fullmatch(r'(kunit|user)/[^/*?\[]+', cols[2]):
+                sys.exit(f'{path}:{n}: expected ARCH | KERNEL | kunit/SUITE or user/PROGRAM')
+            a, k, what = cols
+            applies = kernel_matches(k, variant, config)
+            if applies is None:
+                sys.exit(f'{path}:{n}: KERNEL must be base, series, * or [!]CONFIG_X, not "{k}"')
+            if fnmatch.fnmatchcase(arch, a) and applies:
+                rows.append((n, what))
+    return rows
+
+
+def missing_required(results, rows, arch):
+    """The required suites and programs without a single result (passed,
+    skipped or failed, as a whole or check by check).  A part whose whole
+    KTAP document is missing has already failed for that."""
+    names = [name[len(arch) + 1:] for _, name, _ in results]
+    missing = []
+    for n, what in rows:
+        part = what.split('/', 1)[0]
+        if part + '/no KTAP plan' in names:
+            continue
+        if not any(x == what or x.startswith(what + '/') or x.startswith(what + ' (')
+                   for x in names):
+            missing.append((n, what))
+    return missing
+
+
+def taint_letters(mask):
+    """A taint mask as the kernel prints it in oops headers, e.g. "W"."""
+    letters = ''.join(c for i, c in enumerate(TAINT_LETTERS) if mask >> i & 1)
+    if mask >> len(TAINT_LETTERS):
+        letters += f'+{mask >> len(TAINT_LETTERS) << len(TAINT_LETTERS):#x}'
+    return letters
+
+
+def kernel_state(lines, config):
+    """The init's end-of-run lines: (results, problems).  Each problem
+    fails the run; the results record the checks that passed."""
+    results, problems = [], []
+    tainted = [m.group(1).strip() for m in map(TAINTED.match, lines) if m]
+    if not tainted:
+        problems.append('the init never printed the kernel\'s taint flags')
+    elif not re.fullmatch(r'\d+', tainted[-1]):
+        problems.append(f'the init could not read the taint flags: {tainted[-1]}')
+    else:
+        mask = int(tainted[-1])
+        allowed = 1 << TAINT_TEST if 'CONFIG_KUNIT' in config else 0
+        if mask & ~allowed:
+            problems.append(f'the kernel is tainted: {taint_letters(mask & ~allowed)} '
+                            f'(/proc/sys/kernel/tainted {mask}, see '
+                            'Documentation/admin-guide/tainted-kernels.rst)')
+        else:
+            results.append(('PASS', 'end of run: kernel not tainted',
+                            f'tainted {mask}' + (' (N: KUnit ran)' if mask else '')))
+    locks = [m.group(1).strip() for m in map(DEBUG_LOCKS.match, lines) if m]
+    if not locks:
+        if 'CONFIG_LOCKDEP' in config:
+            problems.append('the init never printed lockdep\'s debug_locks (CONFIG_LOCKDEP is set)')
+    elif locks[-1] == '0':
+        problems.append('lockdep turned itself off (debug_locks 0)')
+    elif locks[-1] != '1':
+        problems.append(f'the init could not read debug_locks: {locks[-1]}')
+    else:
+        results.append(('PASS', 'end of run: lockdep still on', 'debug_locks 1'))
+    return results, problems
 
 
 def verdicts(results, rules, arch, partial):
@@ -172,11 +299,16 @@ def verdicts(results, rules, arch, partial):
         want = rule['want'] if rule else 'PASS'
         if rule:
             rule['used'] = True
-        if status == want:
+        if status == 'XPASS':
+            # Marked by the test itself as failing, yet passed: never excused.
+            verdict, note = 'FAIL', 'XPASS: a check marked as expected to fail passed'
+        elif status == want:
             verdict = 'XFAIL' if want == 'FAIL' else want
             note = rule['why'] if rule else ''
         elif want == 'PASS':
-            verdict, note = 'FAIL', '' if status == 'FAIL' else 'unexpected skip'
+            verdict = 'FAIL'
+            note = {'FAIL': '', 'SKIP': 'unexpected skip',
+                    'XFAIL': 'unexpected XFAIL: list it in tests/expected.tbl'}[status]
         else:
             verdict = 'FAIL'
             note = (f'expected {want} (tests/expected.tbl line {rule["line"]}) '
@@ -216,10 +348,13 @@ def main():
     ap.add_argument('--config', required=True, help="the kernel's .config")
     ap.add_argument('--require', action='append', default=[],
                     help='a regular expression the kernel log must match')
+    ap.add_argument('--required-tbl', required=True,
+                    help='tests/required.tbl: suites and programs that must have results')
     ap.add_argument('--partial', action='store_true',
                     help='only some programs ran: unused expectations are fine')
     args = ap.parse_args()
     sys.path.insert(0, args.kunit)
+    config = load_config(args.config)
 
     with open(args.log, errors='replace') as f:
         lines = f.read().splitlines()
@@ -258,12 +393,31 @@ def main():
                             next(l for l in lines if l.startswith(HOST_TIMEOUT)))
         else:
             problems.append('the guest stopped before the init finished')
+    # The end-of-run checks.  A guest that never finished has failed
+    # above; what it could not print is not reported again.
+    passed = []
+    if done:
+        state, missing = kernel_state(lines[start:], config)
+        passed += state
+        problems += missing
+    required = load_required(args.required_tbl, args.arch, args.variant, config)
+    if done and not args.partial:
+        absent = missing_required(results, required, args.arch)
+        for n, what in absent:
+            problems.append(f'required {what} produced no results (tests/required.tbl line {n})')
+        if not absent:
+            passed.append(('PASS', 'end of run: every required suite and program has results',
+                           f'{len(required)} rows of tests/required.tbl'))
+    notes = {}
+    for status, name, note in passed:
+        results.append((status, f'{args.arch}/guest/{name}', None))
+        notes[results[-1][1]] = note
     for p in problems:
         results.append(('FAIL', f'{args.arch}/guest/{p}', p))
 
-    rules = load_expectations(args.expected, args.arch, args.variant,
-                              load_config(args.config))
+    rules = load_expectations(args.expected, args.arch, args.variant, config)
     final = verdicts(results, rules, args.arch, args.partial)
+    final = [(v, st, n, note or notes.get(n, '')) for v, st, n, note in final]
     with open(args.results, 'w') as f:
         for row in final:
             f.write('\t'.join(row) + '\n')
