@@ -272,6 +272,8 @@ int main(void)
 	mount_or_warn("devtmpfs", "/dev", "devtmpfs");
 	mount_or_warn("debugfs", "/sys/kernel/debug", "debugfs");
 	mount_or_warn("tmpfs", "/tmp", "tmpfs");
+	/* arm64's MTE selftests map their temporary files from /dev/shm. */
+	mount_or_warn("tmpfs", "/dev/shm", "tmpfs");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	setenv("PATH", "/tests:/", 1);
 	/* No SA_RESTART: the relay's read() must return when time is up. */

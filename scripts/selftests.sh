@@ -2,7 +2,8 @@
 # selftests.sh ARCH OBJ DEST: build the upstream selftests of tests/upstream.tbl
 # for ARCH from the kernel source behind OBJ (UAPI headers from its
 # "make headers"), statically, into DEST; print one /tests/list line each
-# and name the ones that print no KTAP in DEST/plain.
+# (helpers are built but not listed) and name the ones that print no KTAP in
+# DEST/plain.
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: selftests.sh ARCH OBJ DEST}
@@ -26,31 +27,55 @@ while IFS='|' read -r name arches sources flags ktap args; do
 	[ -n "$name" ] || continue
 	ktap=$(echo $ktap)
 	case $ktap in
-	ktap) ;;
+	ktap | helper) ;;
 	plain) [[ " $(echo $arches) " != *" $arch "* ]] || echo "$name" >>"$dest/plain" ;;
-	*) die "tests/upstream.tbl: $name: KTAP column must be ktap or plain, not '$ktap'" ;;
+	*) die "tests/upstream.tbl: $name: KTAP column must be ktap, plain or helper, not '$ktap'" ;;
 	esac
 	[[ " $(echo $arches) " == *" $arch "* ]] || continue
-	[ -z "${ONLY:-}" ] || [ "$name" = "$ONLY" ] || continue
+	# ONLY may name the program that execs a helper: helpers always go in.
+	[ -z "${ONLY:-}" ] || [ "$name" = "$ONLY" ] || [ "$ktap" = helper ] || continue
 	bin=$cache/$name
 	srcs=()
 	stale=
 	for s in $sources; do
-		srcs+=("$st/$s")
-		[ "$bin" -nt "$st/$s" ] || stale=1
+		srcs+=("$st/${s%%:*}")
+		[ "$bin" -nt "$st/${s%%:*}" ] || stale=1
 	done
-	[ "$bin" -nt "${TOP}/tests/upstream.tbl" ] || stale=1
+	# Rebuilt when its own row or this script changed, not the whole table.
+	row="$(echo $sources)|$(echo $flags)"
+	[ "$bin" -nt "$0" ] && [ "$(cat "$bin.row" 2>/dev/null)" = "$row" ] || stale=1
 	if [ -n "$stale" ]; then
 		dir=$(dirname "${srcs[0]}")
+		# "|| exit" throughout: set -e does not apply inside a "( ) ||".
 		# shellcheck disable=SC2086 # FLAGS is a list of words
-		(cd "$dir" && "$cc" -static -O2 -w -D_GNU_SOURCE \
-			-isystem "$obj/usr/include" -I"${TOP}/tests/upstream/include" \
-			-I"$st" -I. \
-			-o "$bin" "${srcs[@]}" $flags) >"$cache/$name.log" 2>&1 ||
+		(
+			cd "$dir" || exit
+			build() {
+				"$cc" -static -O2 -w -D_GNU_SOURCE \
+					-isystem "$obj/usr/include" -I"${TOP}/tests/upstream/include" \
+					-I"$st" -I. "$@"
+			}
+			# SOURCE:FLAG[:FLAG...] is compiled on its own, FLAGs last.
+			inputs=()
+			i=0
+			for s in $sources; do
+				i=$((i + 1))
+				if [[ $s == *:* ]]; then
+					own=${s#*:}
+					build -c -o "$bin.$i.o" "$st/${s%%:*}" $flags ${own//:/ } || exit
+					inputs+=("$bin.$i.o")
+				else
+					inputs+=("$st/$s")
+				fi
+			done
+			build -o "$bin" "${inputs[@]}" $flags
+		) >"$cache/$name.log" 2>&1 ||
 			die "upstream selftest $name does not build for $arch:
 $(tail -n 15 "$cache/$name.log")"
+		printf '%s\n' "$row" >"$bin.row"
 	fi
 	cp "$bin" "$dest/$name"
+	[ "$ktap" != helper ] || continue
 	# init runs "NAME PROGRAM ARGS..."
 	echo "$name" ${args:+$name $args}
 done
