@@ -195,24 +195,36 @@ def load_config(path):
     return opts
 
 
-def load_expectations(path, arch, variant, config):
-    """Rules of tests/expected.tbl that apply to ARCH and this kernel."""
-    rules = []
+def table_rows(path, arch, variant, config, ncols):
+    """(line, columns from the third on, whether the row applies to ARCH
+    and this kernel) of each row of an ARCH | KERNEL | ... table; columns
+    None for a row with the wrong number of them."""
     with open(path) as f:
         for n, line in enumerate(f, 1):
             line = line.split('#', 1)[0].strip()
             if not line:
                 continue
             cols = [c.strip() for c in line.split('|')]
-            if len(cols) != 5 or cols[3] not in ('PASS', 'SKIP', 'FAIL', 'XFAIL'):
-                sys.exit(f'{path}:{n}: expected ARCH | KERNEL | RESULT | PASS/SKIP/FAIL/XFAIL | WHY')
-            a, k, pat, want, why = cols
-            applies = kernel_matches(k, variant, config)
+            if len(cols) != ncols:
+                yield n, None, False
+                continue
+            applies = kernel_matches(cols[1], variant, config)
             if applies is None:
-                sys.exit(f'{path}:{n}: KERNEL must be base, series, * or [!]CONFIG_X, not "{k}"')
-            if fnmatch.fnmatchcase(arch, a) and applies:
-                rules.append({'pat': pat, 'want': want, 'why': why,
-                              'line': n, 'used': False})
+                sys.exit(f'{path}:{n}: KERNEL must be base, series, * or [!]CONFIG_X, not "{cols[1]}"')
+            yield n, cols[2:], fnmatch.fnmatchcase(arch, cols[0]) and applies
+
+
+def load_expectations(path, arch, variant, config):
+    """Rules of tests/expected.tbl that apply to ARCH and this kernel."""
+    rules = []
+    for n, cols, applies in table_rows(path, arch, variant, config, 5):
+        if cols is None or cols[1] not in ('PASS', 'SKIP', 'FAIL', 'XFAIL'):
+            sys.exit(f'{path}:{n}: expected ARCH | KERNEL | RESULT | PASS/SKIP/FAIL/XFAIL | WHY')
+        if not applies:
+            continue
+        pat, want, why = cols
+        rules.append({'pat': pat, 'want': want, 'why': why,
+                      'line': n, 'used': False})
     return rules
 
 
@@ -220,20 +232,11 @@ def load_required(path, arch, variant, config):
     """Rows of tests/required.tbl that apply to ARCH and this kernel:
     (line, kunit/SUITE or user/PROGRAM)."""
     rows = []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            line = line.split('#', 1)[0].strip()
-            if not line:
-                continue
-            cols = [c.strip() for c in line.split('|')]
-            if len(cols) != 3 or not re.fullmatch(r'(kunit|user)/[^/*?\[]+', cols[2]):
-                sys.exit(f'{path}:{n}: expected ARCH | KERNEL | kunit/SUITE or user/PROGRAM')
-            a, k, what = cols
-            applies = kernel_matches(k, variant, config)
-            if applies is None:
-                sys.exit(f'{path}:{n}: KERNEL must be base, series, * or [!]CONFIG_X, not "{k}"')
-            if fnmatch.fnmatchcase(arch, a) and applies:
-                rows.append((n, what))
+    for n, cols, applies in table_rows(path, arch, variant, config, 3):
+        if cols is None or not re.fullmatch(r'(kunit|user)/[^/*?\[]+', cols[0]):
+            sys.exit(f'{path}:{n}: expected ARCH | KERNEL | kunit/SUITE or user/PROGRAM')
+        if applies:
+            rows.append((n, cols[0]))
     return rows
 
 

@@ -669,14 +669,7 @@ enum {
 	TR_SUD = TR_SUD_BLOCK | TR_SUD_ALLOW | TR_SUD_REGION,
 };
 
-#ifndef PR_SET_SYSCALL_USER_DISPATCH
-#define PR_SET_SYSCALL_USER_DISPATCH	59
-#define PR_SYS_DISPATCH_OFF		0
-#define PR_SYS_DISPATCH_ON		1
-#define SYSCALL_DISPATCH_FILTER_ALLOW	0
-#define SYSCALL_DISPATCH_FILTER_BLOCK	1
-#endif
-#define SUD_SI_CODE	2	/* SYS_USER_DISPATCH */
+#include "sud.h"
 /* What the SIGSYS handler puts in the return register. */
 #define SUD_RET		0x5d5dL
 

@@ -52,15 +52,8 @@
 #include "ktap.h"
 #include "regs.h"
 
-#ifndef PR_SET_SYSCALL_USER_DISPATCH
-#define PR_SET_SYSCALL_USER_DISPATCH	59
-#define PR_SYS_DISPATCH_OFF		0
-#define PR_SYS_DISPATCH_ON		1
-#define SYSCALL_DISPATCH_FILTER_ALLOW	0
-#define SYSCALL_DISPATCH_FILTER_BLOCK	1
-#endif
+#include "sud.h"
 #define SECCOMP_SI_CODE		1	/* SYS_SECCOMP */
-#define SUD_SI_CODE		2	/* SYS_USER_DISPATCH */
 #define ERESTARTSYS		512
 #define ERESTARTNOINTR		513
 #define ERESTARTNOHAND		514

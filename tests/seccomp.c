@@ -1874,16 +1874,7 @@ static void test_precedence(void)
 
 /* ---- 5. syscall user dispatch comes before seccomp ------------------- */
 
-#ifndef PR_SET_SYSCALL_USER_DISPATCH
-#define PR_SET_SYSCALL_USER_DISPATCH	59
-#define PR_SYS_DISPATCH_OFF		0
-#define PR_SYS_DISPATCH_ON		1
-#endif
-#ifndef SYSCALL_DISPATCH_FILTER_ALLOW
-#define SYSCALL_DISPATCH_FILTER_ALLOW	0
-#define SYSCALL_DISPATCH_FILTER_BLOCK	1
-#endif
-#define SUD_SI_CODE	2	/* SYS_USER_DISPATCH */
+#include "sud.h"
 
 static volatile char sud_selector;
 

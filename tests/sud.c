@@ -21,14 +21,7 @@
 #include <sys/wait.h>
 #include "ktap.h"
 
-#ifndef PR_SET_SYSCALL_USER_DISPATCH
-#define PR_SET_SYSCALL_USER_DISPATCH	59
-#define PR_SYS_DISPATCH_OFF		0
-#define PR_SYS_DISPATCH_ON		1
-#define SYSCALL_DISPATCH_FILTER_ALLOW	0
-#define SYSCALL_DISPATCH_FILTER_BLOCK	1
-#endif
-#define SUD_SI_CODE		2	/* SYS_USER_DISPATCH */
+#include "sud.h"
 #define TEST_SA_RESTORER	0x04000000
 #define MARK			0x5d5dL
 #define __str(x)		#x

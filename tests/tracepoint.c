@@ -715,13 +715,7 @@ static void test_traced(const char *test, int mode)
 }
 
 /* ---- 7..9. syscall user dispatch ------------------------------------ */
-#ifndef PR_SET_SYSCALL_USER_DISPATCH
-#define PR_SET_SYSCALL_USER_DISPATCH	59
-#define PR_SYS_DISPATCH_OFF		0
-#define PR_SYS_DISPATCH_ON		1
-#define SYSCALL_DISPATCH_FILTER_ALLOW	0
-#define SYSCALL_DISPATCH_FILTER_BLOCK	1
-#endif
+#include "sud.h"
 /* What the SIGSYS handler puts in the return register. */
 #define SUD_RET		0x5d5dL
 
