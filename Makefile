@@ -6,7 +6,7 @@
 #   make retest [ARCH=...] [ONLY=prog] rebuild only the tests, boot the last kernel
 #   make tree | export | series-status the patch-series workflow
 #   make check                         checkpatch, sparse and W=1 on the series
-#   make bisect-check                  every prefix of the series builds (both architectures)
+#   make bisect-check [FROM=N]         every prefix of the series (from the Nth) builds (both architectures)
 #   make bench  [ARCH=...]             instruction counts, base against series
 #   make deps                          install the Debian packages needed
 #
@@ -77,7 +77,7 @@ check: deps
 	@$(S)/check.sh $(ALL_ARCHS)
 
 bisect-check: deps
-	@$(S)/bisect-check.sh $(ALL_ARCHS)
+	@FROM="$(FROM)" $(S)/bisect-check.sh $(ALL_ARCHS)
 
 clean:
 	rm -rf out
