@@ -29,6 +29,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -140,6 +141,39 @@ static void run_getppid(long ops)
 {
 	announce(ops);
 	getppid_loop(ops, getppid());
+}
+
+/*
+ * getppid() in a task that uses SVE between its syscalls, as one whose
+ * libc string functions are SVE code does: each op is an SVE instruction
+ * (the first after a syscall traps, the kernel turns SVE on for the task)
+ * and a getppid() (the syscall discards the SVE state again).
+ */
+static void run_getppid_sve(long ops)
+{
+#if defined(__aarch64__)
+	long ppid = getppid(), vl;
+
+	if (!(getauxval(AT_HWCAP) & HWCAP_SVE))
+		not_available("no SVE");
+	announce(ops);
+	for (long i = 0; i < WARMUP; i++) {
+		asm volatile(".arch_extension sve\n\trdvl %0, #1" : "=r"(vl));
+		if (!vl || raw_getppid() != ppid) {
+			errno = 0;
+			die("rdvl or getppid returned an unexpected value");
+		}
+	}
+	MARK_START();
+	for (long i = 0; i < ops; i++) {
+		asm volatile(".arch_extension sve\n\trdvl %0, #1" : "=r"(vl));
+		raw_getppid();
+	}
+	MARK_STOP();
+#else
+	(void)ops;
+	not_available("SVE is arm64's");
+#endif
 }
 
 static void install_filter(struct sock_filter *insns, unsigned short len,
@@ -444,6 +478,7 @@ static const struct {
 } scenarios[] = {
 	{ "getppid", run_getppid, 0 },
 	{ "getppid_norseq", run_getppid, 1 },
+	{ "getppid_sve", run_getppid_sve, 0 },
 	{ "getppid_seccomp_cached", run_seccomp_cached, 0 },
 	{ "getppid_seccomp_bpf", run_seccomp_bpf, 0 },
 	{ "getppid_sud_allow", run_sud_allow, 0 },
