@@ -169,13 +169,6 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 	*a[i] = v;
 }
 
-/*
- * Where PTRACE_SYSEMU_SINGLESTEP stops after the emulated syscall: x86
- * reports no exit trap for an emulated syscall, the next stop is the
- * hardware step trap after the following instruction.
- */
-#define PT_SYSEMU_STEP_PC	pt_sc_after_next
-#define PT_SYSEMU_STEP_STOP	"SIGTRAP(trace)@next"
 /* The step report of the syscall exit: send_sigtrap(TRAP_BRKPT). */
 #define PT_STEP_REPORT		"SIGTRAP(brkpt)@after"
 /*
@@ -287,9 +280,6 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 	r->regs[i] = v;
 }
 
-/* arm64 reports a pseudo-step right after the emulated svc. */
-#define PT_SYSEMU_STEP_PC	pt_sc_after
-#define PT_SYSEMU_STEP_STOP	"SIGTRAP(user)@after"
 /*
  * The pseudo-step of the syscall exit: arm64 has no
  * user_single_step_report(), the generic one sends SIGTRAP with SI_USER.
@@ -420,9 +410,6 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 	*a[i] = v;
 }
 
-/* As on x86_64: no exit trap, the step trap after the next insn. */
-#define PT_SYSEMU_STEP_PC	pt_sc_after_next
-#define PT_SYSEMU_STEP_STOP	"SIGTRAP(trace)@next"
 #define PT_STEP_REPORT		"SIGTRAP(brkpt)@after"
 #define PT_STEP_AFTER_REPORT	"SIGTRAP(trace)@next"
 #define PT_STEP_ON_1		"SIGTRAP(trace)@next"
@@ -532,9 +519,6 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 	r->uregs[i] = v;
 }
 
-/* The arm64 pseudo-step after the emulated svc, as for AArch64. */
-#define PT_SYSEMU_STEP_PC	pt_sc_after
-#define PT_SYSEMU_STEP_STOP	"SIGTRAP(user)@after"
 #define PT_STEP_REPORT		"SIGTRAP(user)@after"
 /* As for AArch64: a second, hardware step trap at the same pc. */
 #define PT_STEP_AFTER_REPORT	"SIGTRAP(trace)@next"
@@ -555,6 +539,16 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 #else
 #error "ptrace.c: unsupported architecture"
 #endif
+
+/*
+ * Where PTRACE_SYSEMU_SINGLESTEP stops after the emulated syscall: the
+ * entry stop was the report of the step over the syscall instruction, so
+ * there is no exit report; the next stop is the hardware step trap after
+ * the following instruction.  (arm64 6.12 made a pseudo-step report right
+ * after the svc, "SIGTRAP(user)@after", for native and AArch32 tasks.)
+ */
+#define PT_SYSEMU_STEP_PC	pt_sc_after_next
+#define PT_SYSEMU_STEP_STOP	"SIGTRAP(trace)@next"
 
 /* -ERESTARTSYS, the kernel-internal "restart me" return value. */
 #define PT_ERESTARTSYS	512L
