@@ -212,12 +212,28 @@ struct ksigaction {
 	uint32_t mask[2];	/* 64 bits, 4-byte aligned as in compat */
 };
 
+/*
+ * SUD_KERNEL_TRAMPOLINE: a handler installed without SA_RESTORER returns
+ * through the kernel's own rt_sigreturn trampoline (the vdso's for i386
+ * and AArch64 tasks, the sigpage for AArch32 tasks on arm64), which is
+ * never dispatched.  x86_64 has none: a handler needs SA_RESTORER there.
+ */
+#if !defined(__x86_64__)
+#define SUD_KERNEL_TRAMPOLINE		1
+#endif
+
 #ifdef SUD_OUTSIDE_RESTORER
 HIDDEN void sud_outside_restorer(void);
-#define N_CHECKS 26
+#define N_OUTSIDE_CHECKS 1
 #else
-#define N_CHECKS 25
+#define N_OUTSIDE_CHECKS 0
 #endif
+#ifdef SUD_KERNEL_TRAMPOLINE
+#define N_TRAMPOLINE_CHECKS 1
+#else
+#define N_TRAMPOLINE_CHECKS 0
+#endif
+#define N_CHECKS (25 + N_OUTSIDE_CHECKS + N_TRAMPOLINE_CHECKS)
 
 /* Set when the prctl says EINVAL: every check is then a skip. */
 static int unsupported;
@@ -311,9 +327,12 @@ static int child_default_sigreturn(void)
 	return wait_child(pid);
 }
 
-#ifdef SUD_OUTSIDE_RESTORER
-/* Child: a handler returns through sud_outside_restorer with BLOCK set. */
-static int child_outside_sigreturn(void)
+#if defined(SUD_OUTSIDE_RESTORER) || defined(SUD_KERNEL_TRAMPOLINE)
+/*
+ * Child: the SIGSYS handler, installed with restorer (NULL: no
+ * SA_RESTORER), returns with BLOCK set.
+ */
+static int child_restorer_sigreturn(void (*restorer)(void))
 {
 	struct ksigaction ka;
 	long r;
@@ -325,8 +344,8 @@ static int child_outside_sigreturn(void)
 		ktap_alarm(10);
 		memset(&ka, 0, sizeof(ka));
 		ka.handler = on_sigsys;
-		ka.flags = SA_SIGINFO | TEST_SA_RESTORER;
-		ka.restorer = sud_outside_restorer;
+		ka.flags = SA_SIGINFO | (restorer ? TEST_SA_RESTORER : 0);
+		ka.restorer = restorer;
 		if (syscall(SYS_rt_sigaction, SIGSYS, &ka, NULL, 8))
 			_exit(3);
 		if (sud_on(&selector))
@@ -486,8 +505,12 @@ int main(void)
 		SUD_DEFAULT_SIGRETURN_EXEMPT ? 100 : SIGSYS,
 		"sigreturn through the default restorer with selector block");
 #ifdef SUD_OUTSIDE_RESTORER
-	EQ(child_outside_sigreturn(), SIGSYS,
+	EQ(child_restorer_sigreturn(sud_outside_restorer), SIGSYS,
 		"sigreturn through a restorer outside range and vdso with selector block");
+#endif
+#ifdef SUD_KERNEL_TRAMPOLINE
+	EQ(child_restorer_sigreturn(NULL), 100,
+		"sigreturn through the kernel's trampoline (no SA_RESTORER) with selector block");
 #endif
 
 	EQ(child_bad_selector(), SIGSYS,
