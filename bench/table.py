@@ -30,7 +30,7 @@ def sizes(path):
     out = {}
     for line in open(path):
         f = line.rstrip('\n').split('\t')
-        if f[0] in ('lines', 'text'):
+        if f[0] in ('lines', 'text', 'arch_text'):
             out[f[0]] = int(f[1])
     return out
 
@@ -49,4 +49,6 @@ for arch in archs:
               f'| {fmt(per_op(b, 1))} | {fmt(per_op(s, 1))} |')
     bs, ss = (sizes(f'{bdir}/{v}-{arch}.size') for v in ('base', 'series'))
     print(f'\nEntry code: arch entry files {bs["lines"]} -> {ss["lines"]} lines; '
-          f'syscall entry/exit text {bs["text"]} -> {ss["text"]} bytes.\n')
+          f'syscall entry/exit text {bs["text"]} -> {ss["text"]} bytes, of which the '
+          f'architecture\'s own {bs["arch_text"]} -> {ss["arch_text"]} '
+          f'(the rest is kernel/entry/).\n')

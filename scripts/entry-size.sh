@@ -2,7 +2,8 @@
 # entry-size.sh ARCH OBJ: size of the architecture's own syscall entry code
 # in the kernel built in OBJ: source lines of the files in arch.tbl's
 # "entry" column, and text bytes of the syscall entry/exit symbols in vmlinux
-# (generic ones included, so that moving code into kernel/entry/ shows).
+# (generic ones included, so that moving code into kernel/entry/ shows; the
+# "arch_text" line counts only the symbols defined outside kernel/entry/).
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: entry-size.sh ARCH OBJ}
@@ -18,9 +19,17 @@ echo "lines	$lines"
 # Syscall entry and exit, arch and generic, as the kernel names them.
 re='^(el0_svc(_compat)?|do_el0_svc(_compat)?|el0_svc_common|invoke_syscall|syscall_trace_(enter|exit)|do_notify_resume|report_syscall.*|syscall_(enter_from|exit_to)_user_mode.*|exit_to_user_mode.*|syscall_exit_work|syscall_user_dispatch|do_syscall_64|do_int80_.*|(__)?do_fast_syscall_32|do_SYSENTER_32|entry_SYSCALL_64.*|el0t_64_sync_handler|el0t_32_sync_handler)$'
 need nm binutils
+# What kernel/entry/ defines is the generic share; the rest is the arch's own.
+generic=" "
+for o in "$obj"/kernel/entry/*.o; do
+	[ -f "$o" ] && generic+="$(nm "$o" | awk '$2 ~ /^[tT]$/ { printf "%s ", $3 }')"
+done
 nm -S --size-sort "$obj/vmlinux" | grep -E "^[0-9a-f]+ [0-9a-f]+ [tT] " |
 	while read -r _ size _ sym; do
 		if [[ $sym =~ $re ]]; then
-			printf 'sym\t%s\t%d\n' "$sym" $((16#$size))
+			owner=arch
+			[[ $generic == *" $sym "* ]] && owner=generic
+			printf 'sym\t%s\t%d\t%s\n' "$sym" $((16#$size)) "$owner"
 		fi
-	done | sort -k2 | awk -F'\t' '{ print; sum += $3 } END { printf "text\t%d\n", sum }'
+	done | sort -k2 | awk -F'\t' '{ print; sum += $3; if ($4 == "arch") own += $3 }
+		END { printf "text\t%d\narch_text\t%d\n", sum, own }'
