@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """table.py DIR ARCH...: the Markdown report of make bench from DIR's
-VARIANT-ARCH.tsv (collect.py output) and VARIANT-ARCH.size (entry-size.sh)."""
+VARIANT-ARCH.tsv (collect.py output), VARIANT-ARCH.size (entry-size.sh) and,
+when present, rseqstats-WHEN-ARCH.txt (bench/rseq_stats.c's lines)."""
+import os
 import sys
 
 bdir, archs = sys.argv[1], sys.argv[2:]
@@ -24,6 +26,15 @@ def fmt(v):
 
 def ratio(a, b):
     return 'n/a' if a is None or b is None or a == 0 else f'{b / a:.3f}'
+
+
+def rseq_stats(path):
+    """{phase: {counter: n}} from "rseq-stats PHASE name=n ..." lines."""
+    out = {}
+    for line in open(path):
+        f = line.split()
+        out[f[1]] = {k: int(v) for k, v in (x.split('=') for x in f[2:])}
+    return out
 
 
 def sizes(path):
@@ -52,3 +63,15 @@ for arch in archs:
           f'syscall entry/exit text {bs["text"]} -> {ss["text"]} bytes, of which the '
           f'architecture\'s own {bs["arch_text"]} -> {ss["arch_text"]} '
           f'(the rest is kernel/entry/).\n')
+    before, after = (f'{bdir}/rseqstats-{w}-{arch}.txt' for w in ('before', 'after'))
+    if os.path.exists(before) and os.path.exists(after):
+        b, a = rseq_stats(before), rseq_stats(after)
+        phases = list(b)
+        print('rseq statistics (bench/rseq_stats.c, debug kernels, -smp 2): '
+              'the series up to the statistics patch -> the whole series\n')
+        print('| counter | ' + ' | '.join(phases) + ' |')
+        print('|---|' + '---:|' * len(phases))
+        for name in b[phases[0]]:
+            cells = [f'{b[p][name]:,} -> {a.get(p, {}).get(name, 0):,}' for p in phases]
+            print(f'| {name} | ' + ' | '.join(cells) + ' |')
+        print()

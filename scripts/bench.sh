@@ -57,5 +57,44 @@ for arch in "$@"; do
 		cp "$bdir/base-$arch.size" "$bdir/series-$arch.size"
 	fi
 done
+
+# The rseq statistics: bench/rseq_stats.c's workload on debug kernels (the
+# ones with CONFIG_RSEQ_STATS), the series up to the patch that adds the
+# statistics ("before") and the whole series ("after").
+run_rseq_stats() {
+	local arch=$1 when=$2 upto=$3 obj initrd d
+	d=$bdir/rseqstats-$when-$arch
+	obj=$(SERIES_UPTO=$upto "${TOP}/scripts/build.sh" "$arch" debug series)
+	initrd=$(OUT=$d SUITE=rseqstats "${TOP}/scripts/initramfs.sh" "$arch" "$obj")
+	SMP=2 "${TOP}/scripts/boot.sh" "$arch" "$obj/$(arch_get "$arch" image)" "$initrd" \
+		"$d/console.log" || die "$arch rseq statistics guest did not finish (see $d/console.log)"
+	grep -q '^entry-lab: done' "$d/console.log" ||
+		die "$arch rseq statistics guest did not finish (see $d/console.log)"
+	grep -o 'rseq-stats [a-z_]* .*' "$d/console.log" >"$bdir/rseqstats-$when-$arch.txt" ||
+		die "$arch: no rseq statistics: $(grep -o 'rseq-stats: .*' "$d/console.log" ||
+			echo "see $d/console.log")"
+}
+
+# The first patch that adds CONFIG_RSEQ_STATS; none: no statistics table.
+stats_at=0 total=0
+while read -r p; do
+	total=$((total + 1))
+	[ "$stats_at" -gt 0 ] || ! grep -qxF '+config RSEQ_STATS' "$p" || stats_at=$total
+done < <(series_files)
+rm -f "$bdir"/rseqstats-*.txt
+if [ "$stats_at" -eq 0 ]; then
+	log "no patch adds CONFIG_RSEQ_STATS: no rseq statistics"
+else
+	for arch in "$@"; do
+		run_rseq_stats "$arch" before "$stats_at"
+		# With nothing after the statistics patch, measure it once.
+		if [ "$stats_at" -eq "$total" ]; then
+			cp "$bdir/rseqstats-before-$arch.txt" "$bdir/rseqstats-after-$arch.txt"
+		else
+			run_rseq_stats "$arch" after "$total"
+		fi
+	done
+fi
+
 python3 "${TOP}/bench/table.py" "$bdir" "$@" >"$bdir/bench.md"
 cat "$bdir/bench.md"

@@ -5,7 +5,7 @@
 # kernel in OBJ) statically for ARCH and pack them into
 # $OUT/ARCH/initramfs.cpio.  ONLY=NAME keeps one program.  SUITE=bench packs
 # bench/bench.c and the BENCH_SMP lines of bench/bench.list instead of the
-# tests.  Prints the path.
+# tests, SUITE=rseqstats bench/rseq_stats.c.  Prints the path.
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: initramfs.sh ARCH OBJ}
@@ -82,6 +82,11 @@ bench)
 	# The lines for this boot's vCPU count, without that column.
 	awk -v smp="${BENCH_SMP:-1}" '!/^#/ && $1 == smp { $1 = ""; sub(/^ /, ""); print }' \
 		"${TOP}/bench/bench.list" >"$dir/tests/list"
+	;;
+rseqstats)
+	"$cc" "${cflags[@]}" -o "$dir/tests/rseq_stats" "${TOP}/bench/rseq_stats.c" ||
+		die "bench/rseq_stats.c does not build for $arch"
+	echo rseq_stats >"$dir/tests/list"
 	;;
 *) die "unknown SUITE '$SUITE'" ;;
 esac

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Restartable sequences: registration and its errors, the cpu_id,
- * cpu_id_start, node_id and mm_cid fields, aborts of a critical section on
- * preemption, migration and signal delivery, and SIGSEGV for a bad rseq_cs
- * descriptor.  The exit-to-user work that does this
+ * Restartable sequences: registration and its errors (and its end at
+ * execve), the cpu_id, cpu_id_start, node_id and mm_cid fields (all four
+ * after a migration; mm_cid distinct for two threads running at once),
+ * aborts of a critical section on preemption, migration and signal
+ * delivery, and SIGSEGV for a bad rseq_cs descriptor or for descriptor
+ * flags inside the critical section.  The exit-to-user work that does this
  * (rseq_handle_notify_resume() after TIF_NOTIFY_RESUME, rseq_signal_deliver())
  * is checked with:
  *  - a preemption by a thread waking up on the same cpu (no migration):
@@ -14,10 +16,11 @@
  *    return ip of a syscall is inside the critical section of rseq_cs, none
  *    when it is the post-commit ip or beyond;
  *  - a tracer moving the pc into a critical section at the syscall-exit
- *    stop: arm64's syscall_trace_exit() calls rseq_syscall() after that
- *    stop (SIGSEGV), the generic syscall_exit_to_user_mode_prepare()
- *    (x86_64) before it (no signal: the return to user aborts the critical
- *    section instead).
+ *    stop: rseq_syscall() runs before that stop (the base's arm64 ran it
+ *    after, with SIGSEGV), so the return to user aborts the critical
+ *    section instead;
+ *  - <debugfs>/rseq/stats (CONFIG_RSEQ_STATS): each counter grows at least
+ *    by the work this program makes the kernel do.
  * Checks that a stray preemption could upset retry a bounded number of
  * times and print how often they did.
  *
@@ -32,6 +35,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -264,6 +268,55 @@ static void on_usr1(int sig)
 	handler_rseq_cs = RS->rseq_cs;
 	handler_ran = 1;
 	stop = 1;
+}
+
+static volatile int usr2_count;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	usr2_count++;
+}
+
+/* <debugfs>/rseq/stats (CONFIG_RSEQ_STATS): the counters, in its order. */
+enum { ST_EXIT, ST_SIGNAL, ST_SLOWPATH, ST_FASTPATH, ST_IDS, ST_CS, ST_CLEAR,
+       ST_FIXUP, ST_N };
+static const char *const stat_names[ST_N] = {
+	"exit", "signal", "slowpath", "fastpath", "ids", "cs", "clear", "fixup",
+};
+
+/* Returns how many of the counters the file has (-1: no file). */
+static int read_stats(unsigned long long v[ST_N])
+{
+	FILE *f = fopen("/sys/kernel/debug/rseq/stats", "r");
+	unsigned long long n;
+	char name[32];
+	int i, found = 0;
+
+	if (!f)
+		return -1;
+	for (i = 0; i < ST_N; i++)
+		v[i] = 0;
+	while (fscanf(f, " %31[^:]: %llu", name, &n) == 2)
+		for (i = 0; i < ST_N; i++)
+			if (!strcmp(name, stat_names[i])) {
+				v[i] = n;
+				found++;
+			}
+	fclose(f);
+	return found;
+}
+
+/* Counter I grew by at least MIN between the snapshots A and B. */
+static void stat_grew(const unsigned long long *a, const unsigned long long *b,
+		      int have, int i, unsigned long long min, const char *what)
+{
+	if (!have) {
+		ktap_skip("no <debugfs>/rseq/stats (CONFIG_RSEQ_STATS)", "stats: %s", what);
+		return;
+	}
+	printf("# %s: %llu -> %llu\n", stat_names[i], a[i], b[i]);
+	ktap_check(b[i] - a[i] >= min, "stats: %s", what);
 }
 
 /*
@@ -552,6 +605,73 @@ static void drop_libc_rseq(char **argv)
 		printf("# unregistering glibc's rseq: %s\n", strerror(errno));
 }
 
+/*
+ * In a child: run the critical section with a descriptor whose flags are
+ * FLAGS and get a signal delivered inside it.  Returns what ktap_wait()
+ * wants: 0 for an abort, 4 for a commit, -SIGNAL when killed.
+ */
+static pid_t child_cs_flags(uint32_t flags, int *helper_cpu)
+{
+	struct test_rseq_cs desc = cs_desc;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid)
+		return pid;
+	desc.flags = flags;
+	stop = 0;
+	in_cs = 0;
+	ktap_alarm(10);
+	signal(SIGUSR1, on_usr1);
+	if (pthread_create(&(pthread_t){ 0 }, NULL, signal_helper, helper_cpu))
+		_exit(5);
+	_exit(rseq_spin(&RS->rseq_cs, &desc, &stop, &in_cs) ? 0 : 4);
+}
+
+/*
+ * Two threads, each with its own registration, pinned to cpus 0 and 1 and
+ * running at the same time when they read their mm_cid.
+ */
+static __thread struct test_rseq own_area;
+static volatile int cid_ready, cid_read;
+static uint32_t cids[2];
+
+static void *cid_thread(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+
+	pin(i);
+	if (rseq_err(&own_area, TEST_RSEQ_ORIG_SIZE, 0, TEST_RSEQ_SIG)) {
+		printf("# thread %d: rseq registration: %s\n", i, strerror(errno));
+		cids[i] = ~0U - i;
+	}
+	__atomic_add_fetch(&cid_ready, 1, __ATOMIC_SEQ_CST);
+	while (cid_ready < 2)
+		;
+	if (!cids[i])
+		cids[i] = ((volatile struct test_rseq *)&own_area)->mm_cid;
+	__atomic_add_fetch(&cid_read, 1, __ATOMIC_SEQ_CST);
+	while (cid_read < 2)
+		;
+	rseq_err(&own_area, TEST_RSEQ_ORIG_SIZE, TEST_RSEQ_FLAG_UNREGISTER, TEST_RSEQ_SIG);
+	return NULL;
+}
+
+/* In a child: execve this program, which then registers its area again. */
+static pid_t child_exec_register(char **argv)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		execl("/proc/self/exe", argv[0], "--register-after-exec", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
 #define SEGV_CHECK(ptr, name) do {					\
 	int __s = child_with_rseq_cs(ptr);				\
 	ktap_eq(__s, SIGSEGV, name);					\
@@ -564,14 +684,18 @@ int main(int argc, char **argv)
 	struct test_rseq_cs bad, cs_sc, cs_land;
 	long nconf, nonln;
 	int pin_cpu, other, r, i;
+	unsigned long long st0[ST_N], st1[ST_N];
+	int have_stats;
 	uint32_t marker;
 	pthread_t t;
 	void *hole;
 	pid_t pid;
 
-	(void)argc;
 	drop_libc_rseq(argv);
-	ktap_plan(49);
+	/* child_exec_register()'s new image: exit with the errno, 0 if none. */
+	if (argc > 1 && !strcmp(argv[1], "--register-after-exec"))
+		return rseq_err(&areas[0], TEST_RSEQ_ORIG_SIZE, 0, TEST_RSEQ_SIG);
+	ktap_plan(63);
 
 	main_tid = syscall(SYS_gettid);
 	nconf = sysconf(_SC_NPROCESSORS_CONF);
@@ -707,6 +831,10 @@ int main(int argc, char **argv)
 			  "critical section aborts on migration");
 		ktap_skip("needs two online cpus",
 			  "cpu_id follows the migration");
+		ktap_skip("needs two online cpus",
+			  "cpu_id_start follows the migration");
+		ktap_skip("needs two online cpus",
+			  "node_id and mm_cid are right after the migration");
 	} else {
 		if (pin(other))
 			printf("# pin to cpu %d: %s\n", other, strerror(errno));
@@ -715,19 +843,87 @@ int main(int argc, char **argv)
 		want_cpu = -1;
 		ktap_eq(r, 1, "critical section aborts on migration");
 		ktap_eq(RS->cpu_id, pin_cpu, "cpu_id follows the migration");
+		ktap_eq(RS->cpu_id_start, pin_cpu, "cpu_id_start follows the migration");
+		syscall(SYS_getcpu, &cpu, &node, NULL);
+		printf("# after the migration: cpu %u node %u, node_id %u mm_cid %u\n",
+		       cpu, node, RS->node_id, RS->mm_cid);
+		ktap_check(RS->node_id == node && RS->mm_cid < (uint32_t)nconf,
+			   "node_id and mm_cid are right after the migration");
 	}
 
 	if (pin(0))
 		printf("# pin to cpu 0: %s\n", strerror(errno));
 	handler_ran = 0;
 	handler_rseq_cs = ~0ULL;
+	have_stats = read_stats(st0) == ST_N;
 	r = cs_with_helper(signal_helper, &pin_cpu);
+	read_stats(st1);
 	ktap_eq(r, 1, "critical section aborts on signal delivery");
 	ktap_eq(handler_ran, 1, "signal handler runs before the abort handler");
 	ktap_eq(handler_rseq_cs, 0,
 		"rseq_cs is cleared when the signal handler runs");
 	ktap_eq(RS->rseq_cs, 0, "rseq_cs is cleared after an abort");
 	unpin();
+	stat_grew(st0, st1, have_stats, ST_FIXUP, 1,
+		  "the abort on signal delivery counts a fixup");
+
+	/*
+	 * The counters are global: other tasks only add to them, so each
+	 * check is a lower bound on what this task's own work must count.
+	 */
+	if (have_stats)
+		ktap_eq(read_stats(st0), ST_N, "stats: <debugfs>/rseq/stats has the %d counters",
+			ST_N);
+	else
+		ktap_skip("no <debugfs>/rseq/stats (CONFIG_RSEQ_STATS)",
+			  "stats: <debugfs>/rseq/stats has the %d counters", ST_N);
+	for (i = 0; i < 1000; i++)
+		syscall(SYS_getppid);
+	read_stats(st1);
+	stat_grew(st0, st1, have_stats, ST_EXIT, 1000,
+		  "1000 syscalls count 1000 exits to user mode");
+	signal(SIGUSR2, on_usr2);
+	read_stats(st0);
+	for (i = 0; i < 20; i++)
+		raise(SIGUSR2);
+	read_stats(st1);
+	printf("# %d SIGUSR2 handled\n", usr2_count);
+	stat_grew(st0, st1, have_stats, ST_SIGNAL, 20,
+		  "20 signals to a registered task count 20 deliveries");
+	stat_grew(st0, st1, have_stats, ST_SLOWPATH, 20,
+		  "each delivery runs the resume handler (slowpath)");
+	stat_grew(st0, st1, have_stats, ST_CS, 20,
+		  "each delivery checks the critical section (cs)");
+	stat_grew(st0, st1, have_stats, ST_CLEAR, 20,
+		  "each delivery outside a critical section clears rseq_cs (clear)");
+	stat_grew(st0, st1, have_stats, ST_IDS, 20,
+		  "each delivery writes the IDs (ids)");
+
+	if (nonln < 2) {
+		ktap_skip("needs two online cpus",
+			  "two threads running at once have different mm_cid");
+	} else {
+		pthread_t ct[2];
+
+		ktap_alarm(20);
+		for (i = 0; i < 2; i++)
+			pthread_create(&ct[i], NULL, cid_thread, (void *)(intptr_t)i);
+		for (i = 0; i < 2; i++)
+			pthread_join(ct[i], NULL);
+		alarm(0);
+		printf("# mm_cid %u and %u\n", cids[0], cids[1]);
+		ktap_check(cids[0] != cids[1] && cids[0] < (uint32_t)nconf &&
+			   cids[1] < (uint32_t)nconf,
+			   "two threads running at once have different mm_cid");
+	}
+
+	/* A descriptor with flags set: the kernel refuses to abort it. */
+	ktap_wait(child_cs_flags(1, &pin_cpu), -SIGSEGV,
+		  "rseq_cs flags (NO_RESTART_ON_PREEMPT) inside the critical section end in SIGSEGV");
+	ktap_wait(child_cs_flags(0x100, &pin_cpu), -SIGSEGV,
+		  "unknown rseq_cs flags inside the critical section end in SIGSEGV");
+	ktap_wait(child_exec_register(argv), 0,
+		  "execve drops the registration: the new image registers the same area");
 
 	/* Descriptors the kernel rejects: SIGSEGV, no kernel warning. */
 	ktap_eq(child_with_rseq_cs((uintptr_t)&cs_desc), 100,

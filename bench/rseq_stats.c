@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fixed workload behind make bench's rseq statistics table: it reads
+ * <debugfs>/rseq/stats (CONFIG_RSEQ_STATS) around each phase and prints
+ * one line per phase with the change of every counter:
+ *
+ *   rseq-stats PHASE exit=N signal=N slowpath=N ...
+ *
+ * Phases: a pipe ping-pong between two processes (a context switch each
+ * way per round trip), a fork+exec loop, a signal loop.  Every process
+ * has the rseq area glibc registers for each thread, as real programs do.
+ * The counters are global, so the guest runs nothing else meanwhile.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#define PIPE_ROUNDS	2000
+#define EXECS		50
+#define SIGNALS		1000
+
+static const char *const names[] = {
+	"exit", "signal", "slowpath", "fastpath", "ids", "cs", "clear", "fixup",
+};
+#define NCOUNTERS	(sizeof(names) / sizeof(names[0]))
+
+extern const unsigned int __rseq_size __attribute__((weak));
+
+static void die(const char *what)
+{
+	printf("rseq-stats: %s\n", what);
+	exit(1);
+}
+
+static void read_stats(unsigned long long v[NCOUNTERS])
+{
+	FILE *f = fopen("/sys/kernel/debug/rseq/stats", "r");
+	unsigned long long n;
+	unsigned int i, found = 0;
+	char name[32];
+
+	if (!f)
+		die("no /sys/kernel/debug/rseq/stats: the kernel needs CONFIG_RSEQ_STATS");
+	while (fscanf(f, " %31[^:]: %llu", name, &n) == 2)
+		for (i = 0; i < NCOUNTERS; i++)
+			if (!strcmp(name, names[i])) {
+				v[i] = n;
+				found++;
+			}
+	fclose(f);
+	if (found != NCOUNTERS)
+		die("/sys/kernel/debug/rseq/stats lacks some of the counters");
+}
+
+static void report(const char *phase, const unsigned long long *a,
+		   const unsigned long long *b)
+{
+	unsigned int i;
+
+	printf("rseq-stats %s", phase);
+	for (i = 0; i < NCOUNTERS; i++)
+		printf(" %s=%llu", names[i], b[i] - a[i]);
+	printf("\n");
+	fflush(stdout);
+}
+
+static void pipe_pingpong(void)
+{
+	int ping[2], pong[2], i;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(ping) || pipe(pong))
+		die("pipe failed");
+	pid = fork();
+	if (pid < 0)
+		die("fork failed");
+	if (!pid) {
+		for (i = 0; i < PIPE_ROUNDS; i++)
+			if (read(ping[0], &c, 1) != 1 || write(pong[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	for (i = 0; i < PIPE_ROUNDS; i++)
+		if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
+			die("pipe ping-pong failed");
+	waitpid(pid, NULL, 0);
+	close(ping[0]);
+	close(ping[1]);
+	close(pong[0]);
+	close(pong[1]);
+}
+
+static void fork_exec(const char *self)
+{
+	int i, status;
+	pid_t pid;
+
+	for (i = 0; i < EXECS; i++) {
+		pid = fork();
+		if (pid < 0)
+			die("fork failed");
+		if (!pid) {
+			execl(self, self, "noop", (char *)NULL);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			die("fork+exec of itself failed");
+	}
+}
+
+static volatile int handled;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	handled++;
+}
+
+static void signals(void)
+{
+	int i;
+
+	signal(SIGUSR1, on_usr1);
+	for (i = 0; i < SIGNALS; i++)
+		raise(SIGUSR1);
+	if (handled != SIGNALS)
+		die("not every signal was handled");
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long a[NCOUNTERS] = { 0 }, b[NCOUNTERS] = { 0 };
+	unsigned long long start[NCOUNTERS] = { 0 };
+
+	if (argc > 1 && !strcmp(argv[1], "noop"))
+		return 0;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("# glibc __rseq_size %u (0: no rseq area); %d round trips, %d execs, %d signals\n",
+	       &__rseq_size ? __rseq_size : 0, PIPE_ROUNDS, EXECS, SIGNALS);
+
+	read_stats(start);
+	memcpy(a, start, sizeof(a));
+	pipe_pingpong();
+	read_stats(b);
+	report("pipe", a, b);
+
+	memcpy(a, b, sizeof(a));
+	fork_exec(argv[0]);
+	read_stats(b);
+	report("fork_exec", a, b);
+
+	memcpy(a, b, sizeof(a));
+	signals();
+	read_stats(b);
+	report("signal", a, b);
+
+	report("total", start, b);
+	return 0;
+}
