@@ -19,14 +19,11 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "rseq_stats.h"
+
 #define PIPE_ROUNDS	2000
 #define EXECS		50
 #define SIGNALS		1000
-
-static const char *const names[] = {
-	"exit", "signal", "slowpath", "fastpath", "ids", "cs", "clear", "fixup",
-};
-#define NCOUNTERS	(sizeof(names) / sizeof(names[0]))
 
 extern const unsigned int __rseq_size __attribute__((weak));
 
@@ -36,23 +33,14 @@ static void die(const char *what)
 	exit(1);
 }
 
-static void read_stats(unsigned long long v[NCOUNTERS])
+/* All the counters, or the reason there are none. */
+static void snapshot(unsigned long long v[ST_N])
 {
-	FILE *f = fopen("/sys/kernel/debug/rseq/stats", "r");
-	unsigned long long n;
-	unsigned int i, found = 0;
-	char name[32];
+	int n = read_stats(v);
 
-	if (!f)
+	if (n < 0)
 		die("no /sys/kernel/debug/rseq/stats: the kernel needs CONFIG_RSEQ_STATS");
-	while (fscanf(f, " %31[^:]: %llu", name, &n) == 2)
-		for (i = 0; i < NCOUNTERS; i++)
-			if (!strcmp(name, names[i])) {
-				v[i] = n;
-				found++;
-			}
-	fclose(f);
-	if (found != NCOUNTERS)
+	if (n != ST_N)
 		die("/sys/kernel/debug/rseq/stats lacks some of the counters");
 }
 
@@ -62,8 +50,8 @@ static void report(const char *phase, const unsigned long long *a,
 	unsigned int i;
 
 	printf("rseq-stats %s", phase);
-	for (i = 0; i < NCOUNTERS; i++)
-		printf(" %s=%llu", names[i], b[i] - a[i]);
+	for (i = 0; i < ST_N; i++)
+		printf(" %s=%llu", stat_names[i], b[i] - a[i]);
 	printf("\n");
 	fflush(stdout);
 }
@@ -135,8 +123,8 @@ static void signals(void)
 
 int main(int argc, char **argv)
 {
-	unsigned long long a[NCOUNTERS] = { 0 }, b[NCOUNTERS] = { 0 };
-	unsigned long long start[NCOUNTERS] = { 0 };
+	unsigned long long a[ST_N] = { 0 }, b[ST_N] = { 0 };
+	unsigned long long start[ST_N] = { 0 };
 
 	if (argc > 1 && !strcmp(argv[1], "noop"))
 		return 0;
@@ -144,20 +132,20 @@ int main(int argc, char **argv)
 	printf("# glibc __rseq_size %u (0: no rseq area); %d round trips, %d execs, %d signals\n",
 	       &__rseq_size ? __rseq_size : 0, PIPE_ROUNDS, EXECS, SIGNALS);
 
-	read_stats(start);
+	snapshot(start);
 	memcpy(a, start, sizeof(a));
 	pipe_pingpong();
-	read_stats(b);
+	snapshot(b);
 	report("pipe", a, b);
 
 	memcpy(a, b, sizeof(a));
 	fork_exec(argv[0]);
-	read_stats(b);
+	snapshot(b);
 	report("fork_exec", a, b);
 
 	memcpy(a, b, sizeof(a));
 	signals();
-	read_stats(b);
+	snapshot(b);
 	report("signal", a, b);
 
 	report("total", start, b);

@@ -48,6 +48,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include "ktap.h"
+#include "rseq_stats.h"
 
 #ifndef AT_RSEQ_FEATURE_SIZE
 #define AT_RSEQ_FEATURE_SIZE	27
@@ -276,35 +277,6 @@ static void on_usr2(int sig)
 {
 	(void)sig;
 	usr2_count++;
-}
-
-/* <debugfs>/rseq/stats (CONFIG_RSEQ_STATS): the counters, in its order. */
-enum { ST_EXIT, ST_SIGNAL, ST_SLOWPATH, ST_FASTPATH, ST_IDS, ST_CS, ST_CLEAR,
-       ST_FIXUP, ST_N };
-static const char *const stat_names[ST_N] = {
-	"exit", "signal", "slowpath", "fastpath", "ids", "cs", "clear", "fixup",
-};
-
-/* Returns how many of the counters the file has (-1: no file). */
-static int read_stats(unsigned long long v[ST_N])
-{
-	FILE *f = fopen("/sys/kernel/debug/rseq/stats", "r");
-	unsigned long long n;
-	char name[32];
-	int i, found = 0;
-
-	if (!f)
-		return -1;
-	for (i = 0; i < ST_N; i++)
-		v[i] = 0;
-	while (fscanf(f, " %31[^:]: %llu", name, &n) == 2)
-		for (i = 0; i < ST_N; i++)
-			if (!strcmp(name, stat_names[i])) {
-				v[i] = n;
-				found++;
-			}
-	fclose(f);
-	return found;
 }
 
 /* Counter I grew by at least MIN between the snapshots A and B. */
