@@ -156,7 +156,7 @@ static void relay(int fd)
 		printf("    not ok %d result missing # the program ended before it\n", i);
 }
 
-#define MAX_ARGS	16
+#define MAX_ARGS	32
 
 /* Is NAME listed in /tests/plain (judged by exit status, no KTAP)? */
 static int is_plain(const char *name)
@@ -184,6 +184,12 @@ static int run_one(int num, char *line, unsigned int timeout)
 	name = strtok(line, " \t");
 	while (argc < MAX_ARGS && (argv[argc] = strtok(NULL, " \t")))
 		argc++;
+	/* A line longer than argv must fail, not run with its tail cut off. */
+	if (argc == MAX_ARGS && strtok(NULL, " \t")) {
+		printf("not ok %d %s # init: more than %d words in the list line\n",
+		       num, name, MAX_ARGS);
+		return 1;
+	}
 	if (!argc)
 		argv[argc++] = name;
 	argv[argc] = NULL;
