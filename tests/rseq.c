@@ -767,7 +767,14 @@ int main(int argc, char **argv)
 		"critical section aborts when a thread woken on its cpu preempts it");
 	ktap_eq(RS->cpu_id, 0, "cpu_id is unchanged by a same-cpu preemption");
 
-	/* cpu_id_start is rewritten on return to user after a preemption. */
+	/*
+	 * cpu_id_start is rewritten on return to user after a preemption.
+	 * ABI, not an accident of 6.12: tcmalloc stores a marker there and
+	 * relies on the kernel overwriting it once the thread was scheduled
+	 * out, so an exit fast path must keep doing it for registrations of
+	 * the original 32 bytes, and a debug mode must not treat the store
+	 * as tampering.
+	 */
 	armed = 0;
 	woke = 0;
 	timed_out = 0;
@@ -897,7 +904,13 @@ int main(int argc, char **argv)
 	ktap_wait(child_exec_register(argv), 0,
 		  "execve drops the registration: the new image registers the same area");
 
-	/* Descriptors the kernel rejects: SIGSEGV, no kernel warning. */
+	/*
+	 * Descriptors the kernel rejects: SIGSEGV, no kernel warning.  6.12
+	 * validates rseq_cs whenever it looks at it, even with the pc outside
+	 * the critical section; a fast path that only cleared such a pointer
+	 * would let these programs live.  The base's behaviour stays, and
+	 * these checks pin it.
+	 */
 	ktap_eq(child_with_rseq_cs((uintptr_t)&cs_desc), 100,
 		"valid rseq_cs outside the critical section is cleared");
 	hole = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
