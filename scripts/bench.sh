@@ -21,6 +21,16 @@ if [ ! "$plugin" -nt "${TOP}/bench/insn_count.c" ]; then
 		die "the TCG plugin does not build"
 fi
 
+# boot_to_end ARCH OBJ INITRD DIR WHAT [KERNEL ARGS]: boot, and fail with the
+# reason unless the guest's init reached its end.
+boot_to_end() {
+	local arch=$1 obj=$2 initrd=$3 d=$4 what=$5
+	shift 5
+	"${TOP}/scripts/boot.sh" "$arch" "$obj/$(arch_get "$arch" image)" "$initrd" \
+		"$d/console.log" "$@" && grep -q '^entry-lab: done' "$d/console.log" ||
+		die "$arch $what guest did not finish (see $d/console.log)"
+}
+
 # run_bench ARCH VARIANT SMP: boot once, print "scenario ops user kernel" lines.
 run_bench() {
 	local arch=$1 variant=$2 smp=$3 obj initrd d
@@ -32,10 +42,7 @@ run_bench() {
 	# fixed seed and virtual clock, no NIC, no KASLR.
 	SMP=$smp QEMU_EXTRA="-icount shift=0,sleep=off -seed 1 -rtc base=2025-01-01T00:00:00,clock=vm
 		-nic none -plugin $plugin -d plugin -D $d/plugin.log" \
-		"${TOP}/scripts/boot.sh" "$arch" "$obj/$(arch_get "$arch" image)" "$initrd" \
-		"$d/console.log" nokaslr || die "$arch $variant bench guest did not finish (see $d/console.log)"
-	grep -q '^entry-lab: done' "$d/console.log" ||
-		die "$arch $variant bench guest did not finish (see $d/console.log)"
+		boot_to_end "$arch" "$obj" "$initrd" "$d" "$variant bench" nokaslr
 	python3 "${TOP}/bench/collect.py" "$d/console.log" "$d/plugin.log" \
 		"$([ "$smp" = 1 ] || echo " (-smp $smp)")" >"$d/counts.tsv" ||
 		die "cannot match the plugin counts to the scenarios in $d"
@@ -66,10 +73,7 @@ run_rseq_stats() {
 	d=$bdir/rseqstats-$when-$arch
 	obj=$(SERIES_UPTO=$upto "${TOP}/scripts/build.sh" "$arch" debug series)
 	initrd=$(OUT=$d SUITE=rseqstats "${TOP}/scripts/initramfs.sh" "$arch" "$obj")
-	SMP=2 "${TOP}/scripts/boot.sh" "$arch" "$obj/$(arch_get "$arch" image)" "$initrd" \
-		"$d/console.log" || die "$arch rseq statistics guest did not finish (see $d/console.log)"
-	grep -q '^entry-lab: done' "$d/console.log" ||
-		die "$arch rseq statistics guest did not finish (see $d/console.log)"
+	SMP=2 boot_to_end "$arch" "$obj" "$initrd" "$d" "rseq statistics"
 	grep -o 'rseq-stats [a-z_]* .*' "$d/console.log" >"$bdir/rseqstats-$when-$arch.txt" ||
 		die "$arch: no rseq statistics: $(grep -o 'rseq-stats: .*' "$d/console.log" ||
 			echo "see $d/console.log")"
