@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include <elf.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -39,7 +40,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/userfaultfd.h>
 #include <sys/auxv.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/rseq.h>
@@ -429,6 +432,74 @@ static void *marker_helper(void *arg)
 	return NULL;
 }
 
+/* Serves the first fault on a userfaultfd with a page of non-zero words. */
+static void *uffd_helper(void *arg)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	int fd = *(int *)arg;
+	struct uffdio_copy copy;
+	struct uffd_msg msg;
+	void *src;
+
+	src = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (src == MAP_FAILED)
+		return NULL;
+	memset(src, 1, psz);
+	if (read(fd, &msg, sizeof(msg)) == sizeof(msg) &&
+	    msg.event == UFFD_EVENT_PAGEFAULT) {
+		copy.dst = msg.arg.pagefault.address & ~(psz - 1);
+		copy.src = (uintptr_t)src;
+		copy.len = psz;
+		copy.mode = 0;
+		if (ioctl(fd, UFFDIO_COPY, &copy))
+			printf("# UFFDIO_COPY: %s\n", strerror(errno));
+	}
+	munmap(src, psz);
+	return NULL;
+}
+
+/*
+ * Run the critical section with its stop flag in a page that userfaultfd
+ * holds back: its first load sleeps in the page fault until the helper
+ * supplies the page (stop set).  Returns rseq_spin()'s result, -1 on a
+ * setup error, -2 without userfaultfd.
+ */
+static int cs_page_fault(void)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	int fd, r = -1;
+	pthread_t t;
+	void *page;
+
+	fd = syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+	if (fd < 0) {
+		printf("# userfaultfd: %s\n", strerror(errno));
+		return errno == ENOSYS ? -2 : -1;
+	}
+	page = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg.range.start = (uintptr_t)page;
+	reg.range.len = psz;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (page == MAP_FAILED || ioctl(fd, UFFDIO_API, &api) ||
+	    ioctl(fd, UFFDIO_REGISTER, &reg) ||
+	    pthread_create(&t, NULL, uffd_helper, &fd)) {
+		printf("# userfaultfd setup: %s\n", strerror(errno));
+		goto out;
+	}
+	in_cs = 0;
+	r = rseq_spin(&RS->rseq_cs, &cs_desc, page, &in_cs);
+	pthread_join(t, NULL);
+out:
+	if (page != MAP_FAILED)
+		munmap(page, psz);
+	close(fd);
+	return r;
+}
+
 /*
  * Fork a child that issues getppid through rseq_sc() with desc in rseq_cs,
  * retried while a preemption before the syscall aborts it.  The child exits
@@ -667,7 +738,7 @@ int main(int argc, char **argv)
 	/* child_exec_register()'s new image: exit with the errno, 0 if none. */
 	if (argc > 1 && !strcmp(argv[1], "--register-after-exec"))
 		return rseq_err(&areas[0], TEST_RSEQ_ORIG_SIZE, 0, TEST_RSEQ_SIG);
-	ktap_plan(63);
+	ktap_plan(64);
 
 	main_tid = syscall(SYS_gettid);
 	nconf = sysconf(_SC_NPROCESSORS_CONF);
@@ -766,6 +837,17 @@ int main(int argc, char **argv)
 	ktap_eq(r, 1,
 		"critical section aborts when a thread woken on its cpu preempts it");
 	ktap_eq(RS->cpu_id, 0, "cpu_id is unchanged by a same-cpu preemption");
+
+	/*
+	 * An exception from user mode is an interruption like an interrupt:
+	 * sleeping in the page fault aborts (a missed abort commits: r 0).
+	 */
+	r = cs_page_fault();
+	if (r == -2)
+		ktap_skip("no userfaultfd (CONFIG_USERFAULTFD)",
+			  "critical section aborts when it sleeps in a page fault");
+	else
+		ktap_eq(r, 1, "critical section aborts when it sleeps in a page fault");
 
 	/*
 	 * cpu_id_start is rewritten on return to user after a preemption.
