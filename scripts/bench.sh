@@ -67,11 +67,14 @@ done
 
 # The rseq statistics: bench/rseq_stats.c's workload on debug kernels (the
 # ones with CONFIG_RSEQ_STATS), the series up to the patch that adds the
-# statistics ("before") and the whole series ("after").
+# statistics ("before", in a tree of its own: a later patch may change
+# headers that every file includes) and the whole series ("after", the
+# kernel make test builds).
 run_rseq_stats() {
-	local arch=$1 when=$2 upto=$3 obj initrd d
+	local arch=$1 when=$2 upto=$3 tag= obj initrd d
 	d=$bdir/rseqstats-$when-$arch
-	obj=$(SERIES_UPTO=$upto "${TOP}/scripts/build.sh" "$arch" debug series)
+	[ "$when" = after ] || tag=upto$upto
+	obj=$(TREE_TAG=$tag SERIES_UPTO=$upto "${TOP}/scripts/build.sh" "$arch" debug series)
 	initrd=$(OUT=$d SUITE=rseqstats "${TOP}/scripts/initramfs.sh" "$arch" "$obj")
 	SMP=2 boot_to_end "$arch" "$obj" "$initrd" "$d" "rseq statistics"
 	grep -o 'rseq-stats [a-z_]* .*' "$d/console.log" >"$bdir/rseqstats-$when-$arch.txt" ||

@@ -57,8 +57,10 @@ series_files() {
 	done
 }
 
-# obj_dir ARCH FLAVOUR VARIANT: where build.sh puts that kernel.
-obj_dir() { echo "${CACHE}/obj/$3-$1-$2-${TOOLCHAIN:-llvm}"; }
+# obj_dir ARCH FLAVOUR VARIANT: where build.sh puts that kernel.  TREE_TAG
+# names a second source tree and object directories of its own (see
+# source.sh), for a build that must not rebuild the usual one's objects.
+obj_dir() { echo "${CACHE}/obj/$3${TREE_TAG:+-$TREE_TAG}-$1-$2-${TOOLCHAIN:-llvm}"; }
 
 # summarize ARCH: one line of counts from $OUT/ARCH/results.tsv (written by
 # judge.py), then each unexpected result.  Sets sum_pass, sum_fail, sum_skip;

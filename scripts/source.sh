@@ -34,7 +34,9 @@ $(sed 's/^/  /' "$tmp/err")"
 fi
 git update-ref "refs/entry-lab/$variant" "$commit"
 
-wt=${CACHE}/src/${variant}
+# make decides by mtime: a tree switched between two series would make each
+# object directory rebuild whatever the other touched, hence TREE_TAG.
+wt=${CACHE}/src/${variant}${TREE_TAG:+-$TREE_TAG}
 unset GIT_DIR
 if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	rm -rf "$wt"
