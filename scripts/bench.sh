@@ -73,7 +73,7 @@ done
 run_rseq_stats() {
 	local arch=$1 when=$2 upto=$3 tag= obj initrd d
 	d=$bdir/rseqstats-$when-$arch
-	[ "$when" = after ] || tag=upto$upto
+	[ "$when" = after ] || [ "$upto" -eq "$total" ] || tag=upto$upto
 	obj=$(TREE_TAG=$tag SERIES_UPTO=$upto "${TOP}/scripts/build.sh" "$arch" debug series)
 	initrd=$(OUT=$d SUITE=rseqstats "${TOP}/scripts/initramfs.sh" "$arch" "$obj")
 	SMP=2 boot_to_end "$arch" "$obj" "$initrd" "$d" "rseq statistics"
