@@ -6,15 +6,16 @@
  * aborts of a critical section on preemption, migration and signal
  * delivery, and SIGSEGV for a bad rseq_cs descriptor or for descriptor
  * flags inside the critical section.  The exit-to-user work that does this
- * (rseq_handle_notify_resume() after TIF_NOTIFY_RESUME, rseq_signal_deliver())
- * is checked with:
+ * (the series' fast path after TIF_RSEQ, rseq_handle_notify_resume() after
+ * TIF_NOTIFY_RESUME, rseq_signal_deliver()) is checked with:
  *  - a preemption by a thread waking up on the same cpu (no migration):
  *    prepare_task_switch() -> rseq_preempt() alone aborts the critical
  *    section, and cpu_id_start, overwritten by the program, is rewritten on
  *    the next return to user; a syscall that does not schedule leaves it;
- *  - rseq_syscall() (CONFIG_DEBUG_RSEQ) on syscall exit: SIGSEGV when the
- *    return ip of a syscall is inside the critical section of rseq_cs, none
- *    when it is the post-commit ip or beyond;
+ *  - rseq_syscall() (CONFIG_DEBUG_RSEQ, unless booted with rseq_debug=0)
+ *    on syscall exit: SIGSEGV when the return ip of a syscall is inside the
+ *    critical section of rseq_cs, none when it is the post-commit ip or
+ *    beyond;
  *  - a tracer moving the pc into a critical section at the syscall-exit
  *    stop: rseq_syscall() runs before that stop (the base's arm64 ran it
  *    after, with SIGSEGV), so the return to user aborts the critical
@@ -507,6 +508,30 @@ out:
  * value, 2 with a signal pending, 3 when every attempt aborted; a SIGSEGV
  * from rseq_syscall() kills it.
  */
+/*
+ * rseq_debug=<bool> on the command line (the last one counts, as
+ * kstrtobool() reads it) turns CONFIG_DEBUG_RSEQ's syscall check off.
+ */
+static int rseq_debug_off(void)
+{
+	char buf[4096], *p, *v = NULL;
+	FILE *f = fopen("/proc/cmdline", "r");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (p = buf; (p = strstr(p, "rseq_debug=")); p++)
+		if (p == buf || p[-1] == ' ')
+			v = p + strlen("rseq_debug=");
+	if (!v)
+		return 0;
+	return v[0] == '0' || v[0] == 'n' || v[0] == 'N' ||
+	       ((v[0] == 'o' || v[0] == 'O') && (v[1] == 'f' || v[1] == 'F'));
+}
+
 static pid_t fork_rseq_sc(const struct test_rseq_cs *desc)
 {
 	pid_t pid, ppid = getpid();
@@ -951,14 +976,28 @@ int main(int argc, char **argv)
 	printf("# %d SIGUSR2 handled\n", usr2_count);
 	stat_grew(st0, st1, have_stats, ST_SIGNAL, 20,
 		  "20 signals to a registered task count 20 deliveries");
-	stat_grew(st0, st1, have_stats, ST_SLOWPATH, 20,
-		  "each delivery runs the resume handler (slowpath)");
 	stat_grew(st0, st1, have_stats, ST_CS, 20,
 		  "each delivery checks the critical section (cs)");
 	stat_grew(st0, st1, have_stats, ST_CLEAR, 20,
 		  "each delivery outside a critical section clears rseq_cs (clear)");
 	stat_grew(st0, st1, have_stats, ST_IDS, 20,
 		  "each delivery writes the IDs (ids)");
+
+	/*
+	 * A sleep schedules the task out: on the way back the IDs are
+	 * rewritten.  With no critical section active (rseq_cs NULL), that
+	 * is the fast path's work, not the resume handler's.
+	 */
+	RS->rseq_cs = 0;
+	read_stats(st0);
+	for (i = 0; i < 20; i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	read_stats(st1);
+	stat_grew(st0, st1, have_stats, ST_FASTPATH, 20,
+		  "20 returns after a sleep take the fast path (fastpath)");
 
 	if (nonln < 2) {
 		ktap_skip("needs two online cpus",
@@ -1022,8 +1061,12 @@ int main(int argc, char **argv)
 	cs_sc.start_ip = (uintptr_t)rseq_sc_start;
 	cs_sc.abort_ip = (uintptr_t)rseq_sc_abort;
 	cs_sc.post_commit_offset = rseq_sc_end - rseq_sc_start;
-	ktap_wait(fork_rseq_sc(&cs_sc), -SIGSEGV,
-		  "syscall inside a critical section ends in SIGSEGV");
+	if (rseq_debug_off())
+		ktap_wait(fork_rseq_sc(&cs_sc), 0,
+			  "syscall inside a critical section returns normally with rseq_debug=0");
+	else
+		ktap_wait(fork_rseq_sc(&cs_sc), -SIGSEGV,
+			  "syscall inside a critical section ends in SIGSEGV");
 	cs_sc.post_commit_offset = rseq_sc_ret - rseq_sc_start;
 	ktap_wait(fork_rseq_sc(&cs_sc), 0,
 		  "syscall ending a critical section returns with no signal pending");
@@ -1035,8 +1078,9 @@ int main(int argc, char **argv)
 	 * A tracer moves the pc into a critical section at the syscall-exit
 	 * stop.  rseq_syscall() checks the pc the syscall returns to before
 	 * that stop, so the tracer's pc is not held against the syscall; the
-	 * stop set TIF_NOTIFY_RESUME, so the return to user aborts the
-	 * critical section.  (arm64 6.12 checked after the stop: SIGSEGV.)
+	 * stop scheduled the task out, so the return to user looks at the
+	 * critical section and aborts it.  (arm64 6.12 checked after the
+	 * stop: SIGSEGV.)
 	 */
 	cs_land = cs_desc;
 	cs_land.start_ip = (uintptr_t)rseq_sc_land;
