@@ -7,7 +7,10 @@
  *   rseq-stats PHASE exit=N signal=N slowpath=N ...
  *
  * Phases: a pipe ping-pong between two processes (a context switch each
- * way per round trip), a fork+exec loop, a signal loop.  Every process
+ * way per round trip), a fork+exec loop, a signal loop, and the upstream
+ * rseq selftests as make test runs them (the command lines in
+ * /tests/rseq_selftests, one per line, from tests/upstream.tbl), whose
+ * critical sections are preempted, migrated and signalled.  Every process
  * has the rseq area glibc registers for each thread, as real programs do.
  * The counters are global, so the guest runs nothing else meanwhile.
  */
@@ -18,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
+
+#define SELFTESTS	"/tests/rseq_selftests"
 
 #include "rseq_stats.h"
 
@@ -121,6 +126,48 @@ static void signals(void)
 		die("not every signal was handled");
 }
 
+/* Each line: NAME PROGRAM ARGS..., as the guest init reads /tests/list */
+static void selftests(void)
+{
+	char line[512], path[300], *argv[32], *save;
+	FILE *f = fopen(SELFTESTS, "r");
+	int n = 0, argc, status;
+	pid_t pid;
+
+	if (!f)
+		die("no " SELFTESTS);
+	while (fgets(line, sizeof(line), f)) {
+		argc = 0;
+		strtok_r(line, " \n", &save);	/* the name */
+		while (argc < 31 && (argv[argc] = strtok_r(NULL, " \n", &save)))
+			argc++;
+		if (!argc)
+			continue;
+		argv[argc] = NULL;
+		snprintf(path, sizeof(path), "/tests/%s", argv[0]);
+		pid = fork();
+		if (pid < 0)
+			die("fork failed");
+		if (!pid) {
+			/* Their chatter is not the statistics' */
+			if (!freopen("/dev/null", "w", stdout))
+				_exit(126);
+			execv(path, argv);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			printf("rseq-stats: %s failed (status %#x)\n", path, status);
+			exit(1);
+		}
+		n++;
+	}
+	fclose(f);
+	if (!n)
+		die(SELFTESTS " names no program");
+	printf("# %d rseq selftest runs\n", n);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long a[ST_N] = { 0 }, b[ST_N] = { 0 };
@@ -147,6 +194,11 @@ int main(int argc, char **argv)
 	signals();
 	snapshot(b);
 	report("signal", a, b);
+
+	memcpy(a, b, sizeof(a));
+	selftests();
+	snapshot(b);
+	report("selftests", a, b);
 
 	report("total", start, b);
 	return 0;

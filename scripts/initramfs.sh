@@ -5,7 +5,8 @@
 # kernel in OBJ) statically for ARCH and pack them into
 # $OUT/ARCH/initramfs.cpio.  ONLY=NAME keeps one program.  SUITE=bench packs
 # bench/bench.c and the BENCH_SMP lines of bench/bench.list instead of the
-# tests, SUITE=rseqstats bench/rseq_stats.c.  Prints the path.
+# tests, SUITE=rseqstats bench/rseq_stats.c and the rseq selftests its
+# workload runs.  Prints the path.
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: initramfs.sh ARCH OBJ}
@@ -87,6 +88,12 @@ rseqstats)
 	"$cc" "${cflags[@]}" -o "$dir/tests/rseq_stats" "${TOP}/bench/rseq_stats.c" ||
 		die "bench/rseq_stats.c does not build for $arch"
 	echo rseq_stats >"$dir/tests/list"
+	# The workload also runs the rseq selftests, as make test runs them.
+	sed -e 's/#.*//' "${TOP}/tests/upstream.tbl" | cut -d'|' -f1 | grep -o '^ *rseq_[a-z_0-9]*' |
+	while read -r t; do
+		ONLY=$t "${TOP}/scripts/selftests.sh" "$arch" "$obj" "$dir/tests" || exit
+	done >"$dir/tests/rseq_selftests" || die "the rseq selftests do not build for $arch"
+	[ -s "$dir/tests/rseq_selftests" ] || die "tests/upstream.tbl names no rseq selftest"
 	;;
 *) die "unknown SUITE '$SUITE'" ;;
 esac

@@ -180,6 +180,125 @@ asm(
 "	ret\n"
 "	.size rseq_sc, . - rseq_sc\n"
 );
+#elif defined(__i386__)
+/* cdecl: the arguments on the stack; int $0x80 keeps all but %eax */
+#define TEST_RSEQ_SIG	0x53053053U
+asm(
+"	.text\n"
+"	.type rseq_spin, @function\n"
+"	.globl rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
+"	.hidden rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
+"rseq_spin:\n"
+"	pushl %ebx\n"
+"	movl 8(%esp), %ecx\n"
+"	movl 12(%esp), %edx\n"
+"	movl 16(%esp), %ebx\n"
+"	movl 20(%esp), %eax\n"
+"rseq_spin_start:\n"
+"	movl %edx, (%ecx)\n"
+"	movl $1, (%eax)\n"
+"1:	movl (%ebx), %edx\n"
+"	testl %edx, %edx\n"
+"	jz 1b\n"
+"rseq_spin_post:\n"
+"	movl $0, (%ecx)\n"
+"	xorl %eax, %eax\n"
+"	popl %ebx\n"
+"	ret\n"
+"	.byte 0x0f, 0xb9, 0x3d\n"
+"	.long 0x53053053\n"
+"rseq_spin_abort:\n"
+"	movl $1, %eax\n"
+"	popl %ebx\n"
+"	ret\n"
+"	.size rseq_spin, . - rseq_spin\n"
+"	.type rseq_sc, @function\n"
+"	.globl rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
+"	.globl rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+"	.hidden rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
+"	.hidden rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+"rseq_sc:\n"
+"	movl 4(%esp), %ecx\n"
+"	movl 8(%esp), %edx\n"
+"rseq_sc_start:\n"
+"	movl %edx, (%ecx)\n"
+"	movl 12(%esp), %eax\n"
+"rseq_sc_insn:\n"
+"	int $0x80\n"
+"rseq_sc_ret:\n"
+"	movl $0, (%ecx)\n"
+"rseq_sc_end:\n"
+"	ret\n"
+"rseq_sc_land:\n"
+"	movl $0x7a1d, %eax\n"
+"rseq_sc_land_post:\n"
+"	ret\n"
+"	.byte 0x0f, 0xb9, 0x3d\n"
+"	.long 0x53053053\n"
+"rseq_sc_abort:\n"
+"	movl $0x7ab0, %eax\n"
+"	ret\n"
+"	.size rseq_sc, . - rseq_sc\n"
+);
+#elif defined(__arm__)
+/* A32 code (the compiler's default may be Thumb); svc keeps all but r0 */
+#define TEST_RSEQ_SIG	0xe7f5def3U
+asm(
+"	.text\n"
+"	.syntax unified\n"
+"	.arm\n"
+"	.type rseq_spin, %function\n"
+"	.globl rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
+"	.hidden rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
+"rseq_spin:\n"
+"rseq_spin_start:\n"
+"	str r1, [r0]\n"
+"	mov r12, #1\n"
+"	str r12, [r3]\n"
+"1:	ldr r12, [r2]\n"
+"	cmp r12, #0\n"
+"	beq 1b\n"
+"rseq_spin_post:\n"
+"	mov r12, #0\n"
+"	str r12, [r0]\n"
+"	mov r0, #0\n"
+"	bx lr\n"
+"	.word 0xe7f5def3\n"
+"rseq_spin_abort:\n"
+"	mov r0, #1\n"
+"	bx lr\n"
+"	.size rseq_spin, . - rseq_spin\n"
+"	.type rseq_sc, %function\n"
+"	.globl rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
+"	.globl rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+"	.hidden rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
+"	.hidden rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+"rseq_sc:\n"
+"	push {r7}\n"
+"	mov r3, r0\n"
+"rseq_sc_start:\n"
+"	str r1, [r3]\n"
+"	mov r7, r2\n"
+"rseq_sc_insn:\n"
+"	svc #0\n"
+"rseq_sc_ret:\n"
+"	mov r12, #0\n"
+"	str r12, [r3]\n"
+"rseq_sc_end:\n"
+"	pop {r7}\n"
+"	bx lr\n"
+"rseq_sc_land:\n"
+"	movw r0, #0x7a1d\n"
+"rseq_sc_land_post:\n"
+"	pop {r7}\n"
+"	bx lr\n"
+"	.word 0xe7f5def3\n"
+"rseq_sc_abort:\n"
+"	movw r0, #0x7ab0\n"
+"	pop {r7}\n"
+"	bx lr\n"
+"	.size rseq_sc, . - rseq_sc\n"
+);
 #else
 #error "rseq test: unsupported architecture"
 #endif
@@ -567,6 +686,11 @@ static pid_t fork_rseq_sc(const struct test_rseq_cs *desc)
 #define REG_PC(r)	((r).rip)
 #elif defined(__aarch64__)
 #define REG_PC(r)	((r).pc)
+#elif defined(__i386__)
+#define REG_PC(r)	((r).eip)
+#elif defined(__arm__)
+#define user_regs_struct	user_regs
+#define REG_PC(r)	((r).uregs[15])
 #endif
 #define SYSGOOD		(SIGTRAP | 0x80)
 
@@ -614,7 +738,7 @@ static int trace_move_pc(const struct test_rseq_cs *desc, pid_t *pidp)
 		printf("# no syscall stops: status %#x\n", st);
 		goto out;
 	}
-	if (REG_PC(regs) != (uintptr_t)rseq_sc_ret) {
+	if ((uintptr_t)REG_PC(regs) != (uintptr_t)rseq_sc_ret) {
 		printf("# pc %#llx at the exit stop, expected %p\n",
 		       (unsigned long long)REG_PC(regs), (void *)rseq_sc_ret);
 		goto out;
@@ -781,7 +905,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)cs_desc.start_ip,
 	       (unsigned long long)cs_desc.post_commit_offset,
 	       (unsigned long long)cs_desc.abort_ip,
-	       *(volatile uint32_t *)(cs_desc.abort_ip - 4));
+	       *(volatile uint32_t *)(uintptr_t)(cs_desc.abort_ip - 4));
 
 	/* The extended fields need AT_RSEQ_FEATURE_SIZE bytes. */
 	fsize = getauxval(AT_RSEQ_FEATURE_SIZE);
@@ -811,7 +935,7 @@ int main(int argc, char **argv)
 	ktap_eq(RS->cpu_id_start, cpu, "cpu_id_start matches getcpu");
 	ktap_eq(RS->node_id, node, "node_id matches getcpu node");
 	printf("# cpu %u node %u mm_cid %u\n", cpu, node, RS->mm_cid);
-	ktap_check(RS->mm_cid < nconf, "mm_cid is below the number of cpus");
+	ktap_check(RS->mm_cid < (uint32_t)nconf, "mm_cid is below the number of cpus");
 
 	/* sys_rseq() while registered. */
 	ktap_eq(rseq_err(&areas[0], rseq_len, 0, TEST_RSEQ_SIG), EBUSY,
