@@ -80,13 +80,37 @@
  * (returns RSEQ_SC_LANDED); both share the abort handler rseq_sc_abort
  * (returns RSEQ_SC_ABORTED).
  */
+/* The labels every architecture's version defines (hidden: see HIDDEN) */
+#define SPIN_LABELS \
+"	.globl rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n" \
+"	.hidden rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
+#define SC_LABELS \
+"	.globl rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n" \
+"	.globl rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n" \
+"	.hidden rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n" \
+"	.hidden rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+
+/* x86, both modes: rseq_sc() from its end on; the signature in a ud1 */
+#define X86_SC_TAIL \
+"rseq_sc_end:\n" \
+"	ret\n" \
+"rseq_sc_land:\n" \
+"	movl $0x7a1d, %eax\n" \
+"rseq_sc_land_post:\n" \
+"	ret\n" \
+"	.byte 0x0f, 0xb9, 0x3d\n" \
+"	.long 0x53053053\n" \
+"rseq_sc_abort:\n" \
+"	movl $0x7ab0, %eax\n" \
+"	ret\n" \
+"	.size rseq_sc, . - rseq_sc\n"
+
 #if defined(__x86_64__)
 #define TEST_RSEQ_SIG	0x53053053U
 asm(
 "	.text\n"
 "	.type rseq_spin, @function\n"
-"	.globl rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
-"	.hidden rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
+SPIN_LABELS
 "rseq_spin:\n"
 "rseq_spin_start:\n"
 "	movq %rsi, (%rdi)\n"
@@ -106,10 +130,7 @@ asm(
 "	ret\n"
 "	.size rseq_spin, . - rseq_spin\n"
 "	.type rseq_sc, @function\n"
-"	.globl rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
-"	.globl rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
-"	.hidden rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
-"	.hidden rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+SC_LABELS
 "rseq_sc:\n"
 "rseq_sc_start:\n"
 "	movq %rsi, (%rdi)\n"
@@ -118,26 +139,14 @@ asm(
 "	syscall\n"
 "rseq_sc_ret:\n"
 "	movq $0, (%rdi)\n"
-"rseq_sc_end:\n"
-"	ret\n"
-"rseq_sc_land:\n"
-"	movl $0x7a1d, %eax\n"
-"rseq_sc_land_post:\n"
-"	ret\n"
-"	.byte 0x0f, 0xb9, 0x3d\n"
-"	.long 0x53053053\n"
-"rseq_sc_abort:\n"
-"	movl $0x7ab0, %eax\n"
-"	ret\n"
-"	.size rseq_sc, . - rseq_sc\n"
+X86_SC_TAIL
 );
 #elif defined(__aarch64__)
 #define TEST_RSEQ_SIG	0xd428bc00U
 asm(
 "	.text\n"
 "	.type rseq_spin, %function\n"
-"	.globl rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
-"	.hidden rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
+SPIN_LABELS
 "rseq_spin:\n"
 "rseq_spin_start:\n"
 "	str x1, [x0]\n"
@@ -155,10 +164,7 @@ asm(
 "	ret\n"
 "	.size rseq_spin, . - rseq_spin\n"
 "	.type rseq_sc, %function\n"
-"	.globl rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
-"	.globl rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
-"	.hidden rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
-"	.hidden rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+SC_LABELS
 "rseq_sc:\n"
 "	mov x3, x0\n"
 "rseq_sc_start:\n"
@@ -186,8 +192,7 @@ asm(
 asm(
 "	.text\n"
 "	.type rseq_spin, @function\n"
-"	.globl rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
-"	.hidden rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
+SPIN_LABELS
 "rseq_spin:\n"
 "	pushl %ebx\n"
 "	movl 8(%esp), %ecx\n"
@@ -213,10 +218,7 @@ asm(
 "	ret\n"
 "	.size rseq_spin, . - rseq_spin\n"
 "	.type rseq_sc, @function\n"
-"	.globl rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
-"	.globl rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
-"	.hidden rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
-"	.hidden rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+SC_LABELS
 "rseq_sc:\n"
 "	movl 4(%esp), %ecx\n"
 "	movl 8(%esp), %edx\n"
@@ -227,18 +229,7 @@ asm(
 "	int $0x80\n"
 "rseq_sc_ret:\n"
 "	movl $0, (%ecx)\n"
-"rseq_sc_end:\n"
-"	ret\n"
-"rseq_sc_land:\n"
-"	movl $0x7a1d, %eax\n"
-"rseq_sc_land_post:\n"
-"	ret\n"
-"	.byte 0x0f, 0xb9, 0x3d\n"
-"	.long 0x53053053\n"
-"rseq_sc_abort:\n"
-"	movl $0x7ab0, %eax\n"
-"	ret\n"
-"	.size rseq_sc, . - rseq_sc\n"
+X86_SC_TAIL
 );
 #elif defined(__arm__)
 /* A32 code (the compiler's default may be Thumb); svc keeps all but r0 */
@@ -248,8 +239,7 @@ asm(
 "	.syntax unified\n"
 "	.arm\n"
 "	.type rseq_spin, %function\n"
-"	.globl rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
-"	.hidden rseq_spin, rseq_spin_start, rseq_spin_post, rseq_spin_abort\n"
+SPIN_LABELS
 "rseq_spin:\n"
 "rseq_spin_start:\n"
 "	str r1, [r0]\n"
@@ -269,10 +259,7 @@ asm(
 "	bx lr\n"
 "	.size rseq_spin, . - rseq_spin\n"
 "	.type rseq_sc, %function\n"
-"	.globl rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
-"	.globl rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
-"	.hidden rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n"
-"	.hidden rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
+SC_LABELS
 "rseq_sc:\n"
 "	push {r7}\n"
 "	mov r3, r0\n"
