@@ -90,7 +90,15 @@
 "	.hidden rseq_sc, rseq_sc_start, rseq_sc_insn, rseq_sc_ret, rseq_sc_end\n" \
 "	.hidden rseq_sc_land, rseq_sc_land_post, rseq_sc_abort\n"
 
-/* x86, both modes: rseq_sc() from its end on; the signature in a ud1 */
+#if defined(__x86_64__) || defined(__i386__)
+/* x86, both modes: the signature and the code the two versions share */
+#define TEST_RSEQ_SIG	0x53053053U
+#define X86_SPIN_HEAD \
+"	.text\n" \
+"	.type rseq_spin, @function\n" \
+SPIN_LABELS \
+"rseq_spin:\n"
+/* rseq_sc() from rseq_sc_end on; the signature in a ud1 before the abort */
 #define X86_SC_TAIL \
 "rseq_sc_end:\n" \
 "	ret\n" \
@@ -104,14 +112,11 @@
 "	movl $0x7ab0, %eax\n" \
 "	ret\n" \
 "	.size rseq_sc, . - rseq_sc\n"
+#endif
 
 #if defined(__x86_64__)
-#define TEST_RSEQ_SIG	0x53053053U
 asm(
-"	.text\n"
-"	.type rseq_spin, @function\n"
-SPIN_LABELS
-"rseq_spin:\n"
+X86_SPIN_HEAD
 "rseq_spin_start:\n"
 "	movq %rsi, (%rdi)\n"
 "	movl $1, (%rcx)\n"
@@ -188,12 +193,8 @@ SC_LABELS
 );
 #elif defined(__i386__)
 /* cdecl: the arguments on the stack; int $0x80 keeps all but %eax */
-#define TEST_RSEQ_SIG	0x53053053U
 asm(
-"	.text\n"
-"	.type rseq_spin, @function\n"
-SPIN_LABELS
-"rseq_spin:\n"
+X86_SPIN_HEAD
 "	pushl %ebx\n"
 "	movl 8(%esp), %ecx\n"
 "	movl 12(%esp), %edx\n"
