@@ -27,7 +27,10 @@
  *    flag after the ptrace report, not before it);
  *  - syscall user dispatch comes first in the entry work: a dispatched call
  *    never reaches the filters, one let through by the selector or from the
- *    always-allowed range does (arm64 6.12 has no dispatch: those skip).
+ *    always-allowed range does (arm64 6.12 has no dispatch: those skip);
+ *  - the entry's fast path for calls the action cache allows: cached and
+ *    denied calls in one filter stack, a TSYNC filter while sibling threads
+ *    run cached calls, compat calls decided on the compat bitmap.
  * Every scenario runs in a fresh forked child, and how each child ended is
  * checked too.
  */
@@ -2078,6 +2081,161 @@ static void test_tsync_stop(void)
 }
 #define TSTOP_RESULTS 6
 
+/* ---- 7. the entry's fast path: calls the action cache allows ---------- */
+
+/*
+ * A call whose only entry work is seccomp's goes ahead on the native bitmap
+ * of the filters' cache.  Compat calls must be decided on the compat
+ * bitmap: a filter that allows every native call and denies compat getpid
+ * (number 20, writev natively) tells them apart.  From a 64-bit x86 task
+ * the compat call is int $0x80; the 32-bit builds make it with syscall().
+ */
+#if defined(__x86_64__) || defined(TEST_32BIT)
+#define FAST_COMPAT_RESULTS 4
+
+static int install_compat_getpid_filter(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KCOMPAT_ARCH, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KCOMPAT_GETPID, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+static long compat_call(long nr)
+{
+#ifdef __x86_64__
+	long ret;
+
+	/* int $0x80 from a 64-bit task: an ia32 syscall, nr in eax */
+	asm volatile("int $0x80" : "=a"(ret) : "a"(nr)
+		     : "rcx", "r8", "r9", "r10", "r11", "memory");
+	return (int)ret;
+#else
+	return sc0(nr);
+#endif
+}
+
+static void fast_compat_child(void)
+{
+	sh->v[0] = install_compat_getpid_filter();
+	sh->v[1] = compat_call(KCOMPAT_GETPID);
+	sh->v[2] = compat_call(KCOMPAT_GETPPID) == getppid();
+}
+
+static void test_fast_compat(void)
+{
+	int st = run_child(fast_compat_child);
+
+	exited0(st, "compat getpid denied");
+	ktap_eq(sh->v[0], 0, "compat getpid denied: the filter installs");
+	ktap_eq(sh->v[1], -EACCES,
+		"a compat call is decided on the compat bitmap (getpid denied, its number allowed natively)");
+	ktap_eq(sh->v[2], 1, "a compat call the compat bitmap allows goes ahead (getppid)");
+}
+#else
+/* An AArch64 task makes no compat call: the AArch32 build runs these. */
+#define FAST_COMPAT_RESULTS 0
+static void test_fast_compat(void) { }
+#endif
+
+/*
+ * One filter stack, cached and denied calls: an always-allow filter, one
+ * that denies getppid, and another always-allow one on top.  The top
+ * filter's cache folds in the ones below it.
+ */
+static void fast_stack_child(void)
+{
+	sh->v[0] = install_allow_all();
+	sh->v[1] = install1(__NR_getppid, SECCOMP_RET_ERRNO | EPERM);
+	sh->v[2] = sc0(__NR_getpid) == getpid();
+	sh->v[3] = sc0(__NR_getppid);
+	sh->v[4] = install_allow_all();
+	sh->v[5] = sc0(__NR_gettid) == syscall(__NR_gettid);
+	sh->v[6] = sc0(__NR_getppid);
+}
+
+/*
+ * TSYNC while sibling threads run cached calls: two threads call getppid,
+ * allowed by an always-allow filter's cache, until the main thread has
+ * installed, with TSYNC, a filter that denies it; a call a thread starts
+ * after it sees that must be denied.
+ */
+static volatile int fast_tsync_done, fast_tsync_ready;
+
+static void *fast_tsync_thread(void *arg)
+{
+	long *res = arg, r;
+
+	/* One call before the filter, then tell the main thread */
+	res[0] = sc0(__NR_getppid) == getppid();
+	__atomic_add_fetch(&fast_tsync_ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&fast_tsync_done, __ATOMIC_ACQUIRE))
+		r = sc0(__NR_getppid);
+	/* Started after the thread saw the filter installed */
+	r = sc0(__NR_getppid);
+	res[1] = r;
+	return NULL;
+}
+
+static void fast_tsync_child(void)
+{
+	struct rule r = { .nr = __NR_getppid, .action = SECCOMP_RET_ERRNO | ENOEXEC };
+	long res[2][2] = { { 0, 0 }, { 0, 0 } };
+	pthread_t t[2];
+	int i;
+
+	sh->v[0] = install_allow_all();
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, fast_tsync_thread, res[i]))
+			_exit(91);
+	while (__atomic_load_n(&fast_tsync_ready, __ATOMIC_ACQUIRE) < 2)
+		usleep(1000);
+	sh->v[1] = install_rules(&r, 1, SECCOMP_RET_ALLOW, SECCOMP_FILTER_FLAG_TSYNC);
+	__atomic_store_n(&fast_tsync_done, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 2; i++)
+		join_thread(t[i]);
+	sh->v[2] = res[0][0] && res[1][0];
+	sh->v[3] = res[0][1];
+	sh->v[4] = res[1][1];
+}
+
+#define FAST_RESULTS (FAST_COMPAT_RESULTS + 6 + 5)
+
+static void test_fast(void)
+{
+	int st;
+
+	test_fast_compat();
+
+	st = run_child(fast_stack_child);
+	exited0(st, "cached and denied calls in one stack");
+	ktap_check(sh->v[0] == 0 && sh->v[1] == 0 && sh->v[4] == 0,
+		   "cached and denied calls in one stack: the three filters install");
+	ktap_eq(sh->v[2], 1, "cached and denied calls in one stack: getpid goes ahead");
+	ktap_eq(sh->v[3], -EPERM, "cached and denied calls in one stack: getppid denied");
+	ktap_eq(sh->v[5], 1,
+		"cached and denied calls in one stack: gettid goes ahead under a newer always-allow filter");
+	ktap_eq(sh->v[6], -EPERM,
+		"cached and denied calls in one stack: getppid still denied under a newer always-allow filter");
+
+	st = run_child(fast_tsync_child);
+	exited0(st, "tsync while threads run cached calls");
+	ktap_check(sh->v[0] == 0 && sh->v[1] == 0,
+		   "tsync while threads run cached calls: both filters install");
+	ktap_eq(sh->v[2], 1, "tsync while threads run cached calls: allowed before the filter");
+	ktap_eq(sh->v[3], -ENOEXEC,
+		"tsync while threads run cached calls: the first thread's next call denied");
+	ktap_eq(sh->v[4], -ENOEXEC,
+		"tsync while threads run cached calls: the second thread's next call denied");
+}
+
 int main(void)
 {
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
@@ -2088,7 +2246,7 @@ int main(void)
 
 	ktap_plan(NOTIF_RESULTS + ACTION_RESULTS + FIELD_RESULTS +
 		  CACHE_RESULTS + TRACE_RESULTS + BYPASS_RESULTS +
-		  PREC_RESULTS + SUD_RESULTS + TSTOP_RESULTS);
+		  PREC_RESULTS + SUD_RESULTS + TSTOP_RESULTS + FAST_RESULTS);
 	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
 		printf("# PR_GET_SECCOMP failed: errno %d\n", errno);
 	test_notif();
@@ -2100,5 +2258,6 @@ int main(void)
 	test_precedence();
 	test_sud();
 	test_tsync_stop();
+	test_fast();
 	return ktap_exit();
 }
