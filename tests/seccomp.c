@@ -1078,15 +1078,15 @@ static int install_cache_filter(void)
 	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
-/* A filter that denies the kernel-native getpid only. */
-static int install_native_getpid_filter(void)
+/* A filter that denies one number of one arch with err, allows the rest. */
+static int install_deny_arch_nr(uint32_t arch, uint32_t nr, int err)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KNATIVE_ARCH, 0, 3),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 0, 3),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KNATIVE_GETPID, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
@@ -1121,7 +1121,7 @@ static void cache_debug_child(void)
 	if (install_allow_all())
 		_exit(3);
 	cache_read(1);
-	if (install_native_getpid_filter())
+	if (install_deny_arch_nr(KNATIVE_ARCH, KNATIVE_GETPID, EPERM))
 		_exit(4);
 	cache_read(2);
 }
@@ -2093,21 +2093,6 @@ static void test_tsync_stop(void)
 #if defined(__x86_64__) || defined(TEST_32BIT)
 #define FAST_COMPAT_RESULTS 4
 
-static int install_compat_getpid_filter(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KCOMPAT_ARCH, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KCOMPAT_GETPID, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
-
-	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
-}
-
 static long compat_call(long nr)
 {
 #ifdef __x86_64__
@@ -2124,7 +2109,7 @@ static long compat_call(long nr)
 
 static void fast_compat_child(void)
 {
-	sh->v[0] = install_compat_getpid_filter();
+	sh->v[0] = install_deny_arch_nr(KCOMPAT_ARCH, KCOMPAT_GETPID, EACCES);
 	sh->v[1] = compat_call(KCOMPAT_GETPID);
 	sh->v[2] = compat_call(KCOMPAT_GETPPID) == getppid();
 }
