@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # initramfs.sh ARCH OBJ: build the guest init, the project's test programs
-# (those in tests/compat.list a second time as 32-bit NAME_32), and the
+# (those in tests/compat.list a second time as 32-bit NAME_32, those in
+# tests/cached.list a second time under an always-allow seccomp filter as
+# NAME_cached), and the
 # upstream selftests (tests/upstream.tbl, UAPI headers from the
 # kernel in OBJ) statically for ARCH and pack them into
 # $OUT/ARCH/initramfs.cpio.  ONLY=NAME keeps one program.  SUITE=bench packs
@@ -71,6 +73,17 @@ build_tests() {
 		"${cc32[@]}" "${cflags[@]}" -o "$dir/tests/${name}_32" "${TOP}/tests/$name.c" ||
 			die "test program $name does not build as a 32-bit program for $arch"
 		echo "${name}_32"
+	done >>"$dir/tests/list"
+	# Again under an always-allow seccomp filter (the entry's fast path).
+	"$cc" "${cflags[@]}" -isystem "$khdr" -o "$dir/tests/seccomp_allow" \
+		"${TOP}/guest/seccomp_allow.c" || die "guest/seccomp_allow.c does not build for $arch"
+	sed 's/#.*//' "${TOP}/tests/cached.list" | while read -r name; do
+		[ -n "$name" ] || continue
+		[ -z "${ONLY:-}" ] || [ "${name}_cached" = "$ONLY" ] || continue
+		[ -x "$dir/tests/$name" ] || "$cc" "${cflags[@]}" -isystem "$khdr" \
+			-o "$dir/tests/$name" "${TOP}/tests/$name.c" ||
+			die "test program $name does not build for $arch"
+		echo "${name}_cached seccomp_allow $name"
 	done >>"$dir/tests/list"
 	"${TOP}/scripts/selftests.sh" "$arch" "$obj" "$dir/tests" >>"$dir/tests/list"
 }
