@@ -1,6 +1,7 @@
 # Front door of the project.  Every target is a thin call into scripts/.
 #
 #   make run    [ARCH=arm64|x86_64]    build and boot the series, short report
+#   make shell  [ARCH=...]             build, then boot into a shell in the guest
 #   make test                          both architectures, every test, pass/fail
 #   make build  [ARCH=...|all]         only build the kernel(s)
 #   make retest [ARCH=...] [ONLY=prog] rebuild only the tests, boot the last kernel
@@ -40,7 +41,7 @@ endif
 
 S := scripts
 
-.PHONY: all build run retest test bench tree export series-status check bisect-check deps clean help
+.PHONY: all build run shell retest test bench tree export series-status check bisect-check deps clean help
 all: build
 
 help:
@@ -57,6 +58,9 @@ run: deps
 
 test: deps
 	@$(S)/test.sh debug series $(ALL_ARCHS)
+
+shell: deps
+	@$(S)/shell.sh $(ARCH) $(FLAVOUR) $(VARIANT)
 
 retest:
 	@NOBUILD=1 ONLY=$(ONLY) $(S)/run.sh $(ARCH) $(FLAVOUR) $(VARIANT)

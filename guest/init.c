@@ -17,13 +17,23 @@
  *   entrylab_timeout=S   per-program timeout in seconds (default 600)
  *   entrylab_slow=F      multiply every timeout by F (the programs' own
  *                        alarms too: they read it through ktap_alarm())
+ *   entrylab_shell=TTY   "make shell": no tests; a shell on /dev/TTY
+ *                        (busybox, /bin/sh), the guest ends when it
+ *                        exits; entrylab_rows/entrylab_cols give the size
+ *                        of the host's terminal
+ *
+ * Run by another name than PID 1 (run-test, from the shell), it runs the
+ * programs of /tests/list named on its command line as one KTAP document,
+ * exactly as make test runs them; "run-test -l" lists the names.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -43,11 +53,18 @@ static void mount_or_warn(const char *src, const char *dst, const char *type)
 }
 
 static volatile pid_t running;
-static volatile int timed_out;
+static volatile int timed_out, interrupted;
 
 static void on_alarm(int sig __attribute__((unused)))
 {
 	timed_out = 1;
+	kill(-running, SIGKILL);
+}
+
+/* run-test's Ctrl-C: the program runs in a process group of its own. */
+static void on_interrupt(int sig __attribute__((unused)))
+{
+	interrupted = 1;
 	kill(-running, SIGKILL);
 }
 
@@ -257,26 +274,205 @@ static int run_one(int num, char *line, unsigned int timeout)
 	return 1;
 }
 
-int main(void)
+/* Is the list line's name (its first word) NAME? */
+static bool line_is(const char *line, const char *name)
 {
-	const char *only = getenv("entrylab_only");
+	size_t len = strlen(name);
+
+	return !strncmp(line, name, len) && strchr(" \t", line[len]);
+}
+
+/*
+ * The lines of /tests/list whose name is one of want[0..nwant-1] (every
+ * line when nwant is 0), at most MAX_TESTS of them.  Returns how many, or
+ * -1 when the list cannot be read.
+ */
+static int read_list(char names[][160], char *const *want, int nwant)
+{
+	char line[160];
+	int n = 0;
+	FILE *list;
+
+	list = fopen("/tests/list", "r");
+	if (!list) {
+		printf("entry-lab: /tests/list: %s\n", strerror(errno));
+		return -1;
+	}
+	while (n < MAX_TESTS && fgets(line, sizeof(line), list)) {
+		bool keep = !nwant;
+
+		line[strcspn(line, "\r\n#")] = '\0';
+		if (!line[strspn(line, " \t")])
+			continue;
+		for (int i = 0; i < nwant && !keep; i++)
+			keep = line_is(line, want[i]);
+		if (keep)
+			snprintf(names[n++], sizeof(names[0]), "%s", line);
+	}
+	fclose(list);
+	return n;
+}
+
+/* One KTAP document for the programs of the list lines; returns failures. */
+static int run_list(char names[][160], int n, unsigned int timeout)
+{
+	int failed = 0;
+
+	printf("KTAP version 1\n1..%d\n", n);
+	for (int i = 0; i < n; i++) {
+		if (interrupted) {
+			printf("not ok %d %.*s # interrupted\n", i + 1,
+			       (int)strcspn(names[i], " \t"), names[i]);
+			failed++;
+			continue;
+		}
+		failed += run_one(i + 1, names[i], timeout);
+	}
+	return failed;
+}
+
+static unsigned int timeout_from_env(void)
+{
 	const char *t = getenv("entrylab_timeout");
 	const char *slow = getenv("entrylab_slow");
 	unsigned int timeout = t ? strtoul(t, NULL, 0) : 600;
-	static char names[MAX_TESTS][160];
-	struct utsname u;
-	char line[160];
-	int n = 0;
-	struct sigaction sa = { .sa_handler = on_alarm };
-	FILE *list;
 
 	if (slow && strtoul(slow, NULL, 0) > 1)
 		timeout *= strtoul(slow, NULL, 0);
+	return timeout;
+}
+
+static char names[MAX_TESTS][160];
+
+/* run-test NAME...: from the guest's shell. */
+static int run_test(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	int n;
+
+	if (argc < 2 || !strcmp(argv[1], "-h")) {
+		fprintf(stderr, "usage: run-test NAME...  (run-test -l lists them)\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "-l")) {
+		n = read_list(names, NULL, 0);
+		for (int i = 0; i < n; i++)
+			printf("%.*s\n", (int)strcspn(names[i], " \t"), names[i]);
+		return n < 0;
+	}
+	n = read_list(names, argv + 1, argc - 1);
+	if (n < 0)
+		return 1;
+	for (int i = 1; i < argc; i++) {
+		bool found = false;
+
+		for (int j = 0; j < n && !found; j++)
+			found = line_is(names[j], argv[i]);
+		if (!found) {
+			fprintf(stderr, "run-test: no program '%s' in /tests/list (run-test -l)\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigaction(SIGALRM, &sa, NULL);
+	sa.sa_handler = on_interrupt;
+	sigaction(SIGINT, &sa, NULL);
+	return run_list(names, n, timeout_from_env()) ? 1 : 0;
+}
+
+/* Run PATH with its arguments and wait for it; PID 1 reaps no one else. */
+static void spawn_wait(char *const argv[])
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execv(argv[0], argv);
+		printf("# init: exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * "make shell": a shell on the console device (the controlling terminal
+ * Ctrl-C and job control need, which /dev/console cannot be); when it
+ * exits, the guest ends.  PID 1 reaps every orphan until the shell itself ends.
+ */
+static void run_shell(const char *tty)
+{
+	char *install[] = { "/bin/busybox", "--install", "-s", "/bin", NULL };
+	const char *rows = getenv("entrylab_rows"), *cols = getenv("entrylab_cols");
+	char dev[64];
+	pid_t pid, w;
+
+	spawn_wait(install);
+	setenv("PATH", "/bin:/tests", 1);
+	setenv("HOME", "/", 1);
+	setenv("PS1", "entry-lab:\\w# ", 1);
+	printf("\nentry-lab shell: the suite is in /tests; 'run-test NAME' runs one program as make test does\n"
+	       "  ('run-test -l' lists them); debugfs on /sys/kernel/debug, tracefs on /sys/kernel/tracing;\n"
+	       "  no strace (Debian has no static build): /proc/PID/syscall and tracefs's raw_syscalls events.\n"
+	       "  'exit' ends the guest; Ctrl-A X quits QEMU at once.\n");
+	fflush(stdout);
+	snprintf(dev, sizeof(dev), "/dev/%s", tty);
+	pid = fork();
+	if (pid == 0) {
+		struct winsize ws = { 0 };
+		int fd;
+
+		setsid();
+		fd = open(dev, O_RDWR);
+		if (fd < 0) {
+			printf("entry-lab: %s: %s\n", dev, strerror(errno));
+			_exit(127);
+		}
+		ioctl(fd, TIOCSCTTY, 0);
+		if (rows && cols) {
+			ws.ws_row = strtoul(rows, NULL, 0);
+			ws.ws_col = strtoul(cols, NULL, 0);
+			ioctl(fd, TIOCSWINSZ, &ws);
+		}
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+		chdir("/");
+		execl("/bin/sh", "sh", NULL);
+		printf("entry-lab: exec /bin/sh: %s\n", strerror(errno));
+		_exit(127);
+	}
+	while (pid > 0 && (w = wait(NULL)) != pid)
+		if (w < 0 && errno != EINTR)
+			break;
+	printf("entry-lab: the shell exited; the guest ends\n");
+	fflush(stdout);
+	sync();
+	/* As finish(): QEMU's -no-reboot turns the reboot into its exit. */
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = getenv("entrylab_only");
+	const char *shell = getenv("entrylab_shell");
+	struct sigaction sa = { .sa_handler = on_alarm };
+	char *want[] = { (char *)only };
+	struct utsname u;
+	int n;
+
+	if (getpid() != 1)
+		return run_test(argc, argv);
 
 	mount_or_warn("proc", "/proc", "proc");
 	mount_or_warn("sysfs", "/sys", "sysfs");
 	mount_or_warn("devtmpfs", "/dev", "devtmpfs");
 	mount_or_warn("debugfs", "/sys/kernel/debug", "debugfs");
+	mount_or_warn("tracefs", "/sys/kernel/tracing", "tracefs");
 	mount_or_warn("tmpfs", "/tmp", "tmpfs");
 	/* arm64's MTE selftests map their temporary files from /dev/shm. */
 	mount_or_warn("tmpfs", "/dev/shm", "tmpfs");
@@ -288,26 +484,12 @@ int main(void)
 	uname(&u);
 	/* The host splits the console log here: kernel above, user below. */
 	printf("entry-lab: userspace start %s %s %s\n", u.release, u.machine, u.version);
+	if (shell)
+		run_shell(shell);
 
-	list = fopen("/tests/list", "r");
-	if (!list) {
-		printf("entry-lab: /tests/list: %s\n", strerror(errno));
-		finish();
-	}
-	while (n < MAX_TESTS && fgets(line, sizeof(line), list)) {
-		line[strcspn(line, "\r\n#")] = '\0';
-		if (!line[strspn(line, " \t")])
-			continue;
-		if (only && (strncmp(only, line, strlen(only)) ||
-			     !strchr(" \t", line[strlen(only)])))
-			continue;
-		snprintf(names[n++], sizeof(names[0]), "%s", line);
-	}
-	fclose(list);
-
-	printf("KTAP version 1\n1..%d\n", n);
-	for (int i = 0; i < n; i++)
-		run_one(i + 1, names[i], timeout);
+	n = read_list(names, want, only ? 1 : 0);
+	if (n >= 0)
+		run_list(names, n, timeout_from_env());
 	finish();
 	return 0;
 }

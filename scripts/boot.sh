@@ -2,7 +2,8 @@
 # boot.sh ARCH KERNEL INITRAMFS LOG [APPEND...]: boot one guest under QEMU
 # (TCG) and save its console to LOG.  Exit status: 0 when the guest ended by
 # itself, 124 when it was killed at BOOT_TIMEOUT seconds.  Judging the log
-# is judge.py's job.
+# is judge.py's job.  INTERACTIVE=1 (make shell): the console is the
+# terminal, a copy goes to LOG, no timeout.
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: boot.sh ARCH KERNEL INITRAMFS LOG [APPEND...]}
@@ -28,6 +29,12 @@ cmd=("$qemu" -M "$(arch_get "$arch" machine)" -cpu "$(arch_get "$arch" cpu)"
 mkdir -p "$(dirname "$logf")"
 printf '%s\n' "${cmd[*]}" >"$logf.cmd"
 rc=0
+if [ -n "${INTERACTIVE:-}" ]; then
+	# QEMU puts the terminal (its standard input) in raw mode and restores it.
+	"${cmd[@]}" 2>&1 | tee "$logf" || rc=${PIPESTATUS[0]}
+	sed -i 's/\r$//' "$logf"
+	exit "$rc"
+fi
 timeout --foreground -k 10 "$timeout" "${cmd[@]}" </dev/null >"$logf" 2>&1 || rc=$?
 # Serial consoles end lines with CR LF.
 sed -i 's/\r$//' "$logf"

@@ -85,6 +85,25 @@ fi
 
 log "building $arch kernel ($flavour, $variant, $toolchain) in $obj"
 start=$(date +%s)
+
+# make -s is silent: every PROGRESS_EVERY seconds (20 on a terminal, 60
+# otherwise, so a CI log gets a line a minute at most) say how many objects
+# this build has compiled, against the count of a whole build here.
+progress() {
+	local every total n
+	every=${PROGRESS_EVERY:-60}
+	[ -n "${PROGRESS_EVERY:-}" ] || [ ! -t 2 ] || every=20
+	total=$(cat "$obj/objects.count" 2>/dev/null || true)
+	while sleep "$every" </dev/null >/dev/null 2>&1; do
+		n=$(find "$obj" -name '*.o' -newer "$obj/build.start" | wc -l)
+		log "building $arch: $n objects compiled${total:+ (a whole build has $total)}, $(( ($(date +%s) - start) / 60 )) min"
+	done
+}
+touch "$obj/build.start"
+progress >/dev/null &
+progress_pid=$!
+trap 'kill "$progress_pid" 2>/dev/null || true' EXIT
+
 # The lock is initramfs.sh's: a "make retest" must not install headers
 # into this object directory while the kernel is being built in it.
 if ! flock "$obj/headers.lock" "${kmake[@]}" -j"$(nproc)" "$(basename "$image")" >"$obj/build.log" 2>&1; then
@@ -92,6 +111,8 @@ if ! flock "$obj/headers.lock" "${kmake[@]}" -j"$(nproc)" "$(basename "$image")"
 	tail -n 20 "$obj/build.log" >&2
 	die "kernel build failed for $arch (full log: $obj/build.log)"
 fi
+kill "$progress_pid" 2>/dev/null || true
+find "$obj" -name '*.o' | wc -l >"$obj/objects.count"
 log "built $arch in $(( $(date +%s) - start ))s"
 [ -f "$obj/$image" ] || die "build finished but $obj/$image is missing"
 echo "$obj"

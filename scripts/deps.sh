@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install every Debian package the project needs; silent when all are there.
+# Install every Debian package the project needs and fetch make shell's
+# busybox; silent when all are there.
 . "$(dirname "$0")/lib.sh"
 
 pkgs=(
@@ -21,13 +22,19 @@ for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing+=("$p")
 done
-[ "${#missing[@]}" = 0 ] && exit 0
+if [ "${#missing[@]}" != 0 ]; then
+	sudo=
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	log "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get update -q >/dev/null ||
+		die "apt-get update failed; cannot install: ${missing[*]}"
+	$sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get install failed for: ${missing[*]}"
+fi
 
-sudo=
-[ "$(id -u)" = 0 ] || sudo=sudo
-log "installing: ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q >/dev/null ||
-	die "apt-get update failed; cannot install: ${missing[*]}"
-$sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
-	die "apt-get install failed for: ${missing[*]}"
+# make shell's busybox for each guest architecture: downloaded into the
+# cache, not installed (one of them is not the host's architecture).
+for arch in $(arch_list); do
+	"${TOP}/scripts/busybox.sh" "$arch" >/dev/null
+done

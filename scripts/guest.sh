@@ -12,14 +12,7 @@ check_arch "$arch"
 dir=${OUT}/${arch}
 mkdir -p "$dir"
 
-if [ -n "${NOBUILD:-}" ]; then
-	# Test development: boot the kernel built last, rebuild only the tests.
-	obj=$(obj_dir "$arch" "$flavour" "$variant")
-	[ -f "$obj/$(arch_get "$arch" image)" ] ||
-		die "no $arch kernel built in $obj yet: run 'make build ARCH=$arch' first"
-else
-	obj=$("${TOP}/scripts/build.sh" "$arch" "$flavour" "$variant")
-fi
+obj=$(kernel_obj "$arch" "$flavour" "$variant")
 initrd=$("${TOP}/scripts/initramfs.sh" "$arch" "$obj")
 log "booting $arch (console: $dir/console.log)"
 start=$(date +%s)

@@ -8,7 +8,9 @@
 # $OUT/ARCH/initramfs.cpio.  ONLY=NAME keeps one program.  SUITE=bench packs
 # bench/bench.c and the BENCH_SMP lines of bench/bench.list instead of the
 # tests, SUITE=rseqstats bench/rseq_stats.c and the rseq selftests its
-# workload runs.  Prints the path.
+# workload runs.  BUSYBOX=PATH adds that static busybox as /bin/busybox and
+# /bin/run-test (the init, run by that name: see guest/init.c) for make
+# shell.  Prints the path.
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: initramfs.sh ARCH OBJ}
@@ -57,6 +59,14 @@ dir /tmp 1777 0 0
 dir /tests 0755 0 0
 file /init $dir/init 0755 0 0
 LIST
+if [ -n "${BUSYBOX:-}" ]; then
+	[ -x "$BUSYBOX" ] || die "no busybox at $BUSYBOX"
+	cat >>"$dir/list.cpio" <<LIST
+dir /bin 0755 0 0
+file /bin/busybox $BUSYBOX 0755 0 0
+slink /bin/run-test /init 0777 0 0
+LIST
+fi
 build_tests() {
 	for c in "${TOP}"/tests/*.c; do
 		name=$(basename "$c" .c)

@@ -62,6 +62,21 @@ series_files() {
 # source.sh), for a build that must not rebuild the usual one's objects.
 obj_dir() { echo "${CACHE}/obj/$3${TREE_TAG:+-$TREE_TAG}-$1-$2-${TOOLCHAIN:-llvm}"; }
 
+# kernel_obj ARCH FLAVOUR VARIANT: build that kernel (build.sh) and print its
+# object directory; with NOBUILD=1 (test development) the kernel built last,
+# or an error when there is none.
+kernel_obj() {
+	local obj
+	if [ -z "${NOBUILD:-}" ]; then
+		"${TOP}/scripts/build.sh" "$@"
+		return
+	fi
+	obj=$(obj_dir "$@")
+	[ -f "$obj/$(arch_get "$1" image)" ] ||
+		die "no $1 kernel built in $obj yet: run 'make build ARCH=$1' first"
+	echo "$obj"
+}
+
 # summarize ARCH: one line of counts from $OUT/ARCH/results.tsv (written by
 # judge.py), then each unexpected result.  Sets sum_pass, sum_fail, sum_skip;
 # expected failures (XFAIL) count as skipped and are named.

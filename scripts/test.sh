@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh FLAVOUR VARIANT ARCH...: the judge's self-test, then guest.sh for
-# each architecture; print a summary per architecture and the closing
-# "N passed, N failed" line.
+# each architecture, then make shell's scripted sessions on the kernels
+# just built; print a summary per architecture and the closing "N passed,
+# N failed" line.
 . "$(dirname "$0")/lib.sh"
 
 flavour=${1:?usage: test.sh FLAVOUR VARIANT ARCH...}
@@ -30,10 +31,19 @@ for arch in "$@"; do
 	fi
 done
 
+# make shell, driven through a pseudo-terminal on the kernels just built.
+rm -f "${OUT}/shell/results.tsv"
+FLAVOUR=$flavour VARIANT=$variant python3 "${TOP}/scripts/shell-selftest.py" "$OUT" "$@" ||
+	log "make shell's scripted sessions failed (see ${OUT}/shell/)"
+if [ ! -s "${OUT}/shell/results.tsv" ]; then
+	mkdir -p "${OUT}/shell"
+	printf 'FAIL\tFAIL\tshell/scripted sessions did not run\t\n' >"${OUT}/shell/results.tsv"
+fi
+
 echo
 echo "Summary ($flavour kernels, $variant):"
 total_p=0 total_f=0 total_s=0
-for arch in judge "$@"; do
+for arch in judge "$@" shell; do
 	summarize "$arch"
 	total_p=$((total_p + sum_pass)) total_f=$((total_f + sum_fail))
 	total_s=$((total_s + sum_skip))
