@@ -45,9 +45,10 @@ class Session:
         env = dict(os.environ, NOBUILD="1")
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
+            # The size is set before shell.sh can ask for it.
+            fcntl.ioctl(0, termios.TIOCSWINSZ,
+                        struct.pack("HHHH", ROWS, COLS, 0, 0))
             os.execvpe(SHELL, [SHELL, arch, FLAVOUR, VARIANT], env)
-        fcntl.ioctl(self.fd, termios.TIOCSWINSZ,
-                    struct.pack("HHHH", ROWS, COLS, 0, 0))
         self.status = None
 
     def read(self, timeout):
