@@ -95,9 +95,9 @@ class Session:
             self.read(0.5)
             pid, st = os.waitpid(self.pid, os.WNOHANG)
             if pid:
-                while self.read(0.2):
-                    if not select.select([self.fd], [], [], 0)[0]:
-                        break
+                # The last lines, if any are still in the pty.
+                while select.select([self.fd], [], [], 0)[0] and self.read(0):
+                    pass
                 self.status = os.waitstatus_to_exitcode(st)
                 return self.status
         return None
@@ -165,7 +165,7 @@ def check_session(arch, out, report):
                and "ok 1 %s" % PROGRAM in mine and "rc=0" in lines,
                "output: %r" % (got or "")[-400:])
         theirs = make_test_results(out, arch)
-        inner = [l for l in ktap_results(l for l in lines if l.startswith("    "))]
+        inner = ktap_results(l for l in lines if l.startswith("    "))
         report("run-test gives the results make test gave",
                theirs is not None and inner == theirs and inner,
                "shell %r, make test %r" % (inner[:5], (theirs or [])[:5])
