@@ -246,8 +246,12 @@ def main():
             print("%s %s/shell/%s%s" % ("ok" if ok else "not ok", arch, name,
                                         "" if ok else "  # " + why[:300]))
 
-        check_no_terminal(arch, report)
-        check_session(arch, out, report)
+        # A harness error must not leave the checks after it unreported.
+        try:
+            check_no_terminal(arch, report)
+            check_session(arch, out, report)
+        except Exception as e:  # noqa: BLE001 (reported as a failure)
+            report("scripted session", False, "ended early: %r" % e)
     return 1 if failed else 0
 
 

@@ -33,12 +33,16 @@ done
 
 # make shell, driven through a pseudo-terminal on the kernels just built.
 rm -f "${OUT}/shell/results.tsv"
-FLAVOUR=$flavour VARIANT=$variant python3 "${TOP}/scripts/shell-selftest.py" "$OUT" "$@" ||
-	log "make shell's scripted sessions failed (see ${OUT}/shell/)"
-if [ ! -s "${OUT}/shell/results.tsv" ]; then
+rc=0
+FLAVOUR=$flavour VARIANT=$variant python3 "${TOP}/scripts/shell-selftest.py" "$OUT" "$@" || rc=$?
+# No result, or a failing status with no failed check (the script died),
+# is a failure too.
+if [ ! -s "${OUT}/shell/results.tsv" ] ||
+   { [ "$rc" != 0 ] && ! grep -q '^FAIL' "${OUT}/shell/results.tsv"; }; then
 	mkdir -p "${OUT}/shell"
-	printf 'FAIL\tFAIL\tshell/scripted sessions did not run\t\n' >"${OUT}/shell/results.tsv"
+	printf 'FAIL\tFAIL\tshell/scripted sessions ended with status %s\t\n' "$rc" >>"${OUT}/shell/results.tsv"
 fi
+[ "$rc" = 0 ] || log "make shell's scripted sessions failed (see ${OUT}/shell/)"
 
 echo
 echo "Summary ($flavour kernels, $variant):"
