@@ -81,6 +81,7 @@ check: deps
 	@$(S)/check.sh $(ALL_ARCHS)
 
 bisect-check: deps
+	@$(S)/deps.sh cross
 	@FROM="$(FROM)" $(S)/bisect-check.sh $(ALL_ARCHS)
 
 clean:

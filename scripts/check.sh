@@ -18,8 +18,16 @@ fi
 src=$("${TOP}/scripts/source.sh" series)
 findings=0
 
+# As a maintainer runs it on a posting: from the top of an unpatched tree.
+# From inside this project's repository it would take a tracked patch for
+# a source file and look commit references up in the wrong history, and
+# so miss what it reports on a posting (a reference's style).  The base
+# has no mainline history: that a referenced commit exists is not checked
+# here (UNKNOWN_COMMIT_ID), its style is.
+base_src=$("${TOP}/scripts/source.sh" base)
 while read -r p; do
-	out=$("$src/scripts/checkpatch.pl" --strict --no-tree -q "$p" 2>&1) || true
+	out=$(cd "$base_src" && GIT_DIR=/nonexistent ./scripts/checkpatch.pl \
+		--strict -q --ignore UNKNOWN_COMMIT_ID "$p" 2>&1) || true
 	if [ -n "$out" ]; then
 		echo "checkpatch: $(basename "$p"):"
 		printf '%s\n' "$out" | sed 's/^/  /'

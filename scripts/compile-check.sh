@@ -3,9 +3,12 @@
 # (SERIES_UPTO=N for a prefix; bisect-check runs it for every prefix):
 #   - each booted architecture (arch.tbl): tinyconfig plus
 #     configs/minimal.config, the whole vmlinux;
-#   - each architecture of cross.tbl: its defconfig, the objects of the
-#     generic entry code and the architecture's own files that include it.
-# clang-16 throughout.  Stops at the first build that fails, naming it.
+#   - each row of cross.tbl: tinyconfig plus configs/cross.config (and the
+#     row's extra options), the whole vmlinux; or a defconfig, the objects
+#     of the generic entry code and the architecture's own files that
+#     include it.
+# clang-16, or the cross gcc a cross.tbl row names.  Stops at the first
+# build that fails, naming it.
 . "$(dirname "$0")/lib.sh"
 
 need clang-16 clang-16
@@ -44,12 +47,27 @@ for arch in $(arch_list); do
 	kbuild "the minimal $arch kernel" "$obj/build.log" "${kmake[@]}" -j"$(nproc)" vmlinux
 done
 
-sed -e 's/#.*//' "${TOP}/cross.tbl" | while read -r arch karch config vars; do
+sed -e 's/#.*//' "${TOP}/cross.tbl" | while read -r arch karch config vars extra; do
 	[ -n "$arch" ] || continue
-	obj=${CACHE}/obj/cross-${arch}
+	obj=${CACHE}/obj/cross-${arch}-${config}
 	mkdir -p "$obj"
 	IFS=, read -r -a mvars <<<"$vars"
 	kmake=(O="$obj" ARCH="$karch" "${mvars[@]}" "${host[@]}")
+	if [ "$config" = tiny ]; then
+		log "tinyconfig and configs/cross.config on $arch, the whole vmlinux"
+		frag=$obj/cross.config
+		cat "${TOP}/configs/cross.config" >"$frag"
+		[ -z "$extra" ] || [ "$extra" = - ] || tr , '\n' <<<"$extra" >>"$frag"
+		kbuild "tinyconfig for $arch" "$obj/config.log" "${kmake[@]}" tinyconfig
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" \
+			>>"$obj/config.log" 2>&1 ||
+			die "merge_config.sh failed for the tiny $arch config"
+		kbuild "olddefconfig for $arch" "$obj/config.log" "${kmake[@]}" olddefconfig
+		lost=$(grep -E '^CONFIG_[A-Za-z0-9_]+=' "$frag" | grep -vxF -f "$obj/.config" || true)
+		[ -z "$lost" ] || die "configs/cross.config options did not survive on $arch: $lost"
+		kbuild "the tiny $arch kernel" "$obj/build.log" "${kmake[@]}" -j"$(nproc)" vmlinux
+		continue
+	fi
 	log "entry objects on $arch ($config)"
 	[ -f "$obj/.config" ] ||
 		kbuild "$config for $arch" "$obj/config.log" "${kmake[@]}" "$config"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install every Debian package the project needs and fetch make shell's
-# busybox; silent when all are there.
+# busybox; silent when all are there.  'cross' adds make bisect-check's
+# cross compilers.
 . "$(dirname "$0")/lib.sh"
 
 pkgs=(
@@ -17,6 +18,10 @@ pkgs=(
 	libc6-dev-armhf-cross libgcc-12-dev-armhf-cross binutils-arm-linux-gnueabihf
 	qemu-system-x86 qemu-system-arm
 )
+# 'deps.sh cross' (make bisect-check): the cross compilers of cross.tbl's
+# gcc rows too.
+[ "${1:-}" = cross ] &&
+	pkgs+=(gcc-arm-linux-gnueabihf gcc-mips-linux-gnu gcc-powerpc64le-linux-gnu)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -22,11 +22,21 @@
  *    user mode (below, "one exit"): arm64's exit work, which turns
  *    TIF_MTE_ASYNC_FAULT into the SIGSEGV, runs after the generic exit loop
  *    has delivered the signals already pending in that pass, so the SIGSEGV
- *    is delivered on the loop's next pass, on top of the SIGALRM frame.
+ *    is delivered on the loop's next pass, on top of the SIGALRM frame;
+ *  - PSTATE.TCO set by user space does not reach the kernel's uaccess (last,
+ *    in synchronous mode): every exception entry sets PSTATE.TCO and
+ *    mte_disable_tco_entry() clears it for a task in synchronous mode, so
+ *    read() from a pipe into a mistagged buffer (pipe_read()'s
+ *    copy_to_user() stores with sttr, tag checked as an EL0 access) fails
+ *    with EFAULT with TCO clear and with TCO set (while the task's own load
+ *    through that pointer faults only with TCO clear); a buffer with the
+ *    right tag gets the byte; the task's TCO is kept across the syscall
+ *    (it is in SPSR_EL1, saved in pt_regs->pstate and restored by eret).
  * MTE is arm64's: elsewhere every check is skipped.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -36,7 +46,7 @@
 #include <sys/wait.h>
 #include "ktap.h"
 
-#define MTE_CHECKS	38
+#define MTE_CHECKS	48
 
 #if defined(__aarch64__)
 #include <elf.h>
@@ -57,10 +67,16 @@
 #ifndef SEGV_MTEAERR
 #define SEGV_MTEAERR		8
 #endif
+#ifndef SEGV_MTESERR
+#define SEGV_MTESERR		9
+#endif
 #ifndef PR_SET_TAGGED_ADDR_CTRL
 #define PR_SET_TAGGED_ADDR_CTRL	55
 #define PR_GET_TAGGED_ADDR_CTRL	56
 #define PR_TAGGED_ADDR_ENABLE	(1UL << 0)
+#endif
+#ifndef PR_MTE_TCF_SYNC
+#define PR_MTE_TCF_SYNC		(1UL << 1)
 #endif
 #ifndef PR_MTE_TCF_ASYNC
 #define PR_MTE_TCF_ASYNC	(1UL << 2)
@@ -72,7 +88,11 @@
 /* Tagged addresses on, asynchronous tag checks, irg may use tags 1-15. */
 #define MTE_CTRL	(PR_TAGGED_ADDR_ENABLE | PR_MTE_TCF_ASYNC | \
 			 (0xfffeUL << PR_MTE_TAG_SHIFT))
+/* The same, with synchronous tag checks (the TCO checks). */
+#define MTE_CTRL_SYNC	(PR_TAGGED_ADDR_ENABLE | PR_MTE_TCF_SYNC | \
+			 (0xfffeUL << PR_MTE_TAG_SHIFT))
 #define TAG_SHIFT	56
+#define PSTATE_TCO_SHIFT	25	/* PSTATE.TCO in mrs tco and SPSR */
 #define SYSGOOD		(SIGTRAP | 0x80)
 
 /* The svc of mte_store_write(), defined in its asm block. */
@@ -321,11 +341,16 @@ static void trace_fault(volatile uint32_t *good, volatile uint32_t *bad, int fd,
  * instead.  The spin loop stores CNTVCT at every iteration, so the first
  * handler (or the tracer, at the first stop) knows when user space was
  * interrupted: an attempt counts as one exit only when that was at or
- * after the timer's expiry (no other entry can come between the expiry and
- * the timer's own interrupt) and one handler's pc is the other handler's
+ * after the latest the timer can expire (taken after setitimer() returns:
+ * an expiry taken before the call let a tick that came after it but before
+ * the real expiry count, with the timer firing while that tick's exit
+ * delivered the SIGSEGV) and one handler's pc is the other handler's
  * entry; both pcs in the spin loop is two exits; anything else (a tick
  * before the expiry with the timer firing while that exit delivers the
- * SIGSEGV, or the timer firing before the store) is neither.
+ * SIGSEGV, or the timer firing before the store) is neither.  An entry
+ * after the expiry is the timer's interrupt, but for another interrupt
+ * taken in the instant between the expiry and the timer's: then the timer
+ * fires during that exit and the SIGSEGV may come first.
  */
 /*
  * The lead covers a tick (or a stalled vCPU) right before the store: under
@@ -336,7 +361,7 @@ static void trace_fault(volatile uint32_t *good, volatile uint32_t *bad, int fd,
 #define ORDER_LEAD_US	1000	/* the store this long before the expiry */
 
 struct attempt {
-	uint64_t expiry;	/* nominal timer expiry, in CNTVCT ticks */
+	uint64_t expiry;	/* the latest the timer can expire, in CNTVCT ticks */
 	uint64_t snap;		/* spin loop's CNTVCT at the first handler */
 	long alrm_pc, segv_pc;	/* ucontext pcs */
 	int alrm_order, segv_order;	/* 1: the handler ran first */
@@ -464,10 +489,14 @@ static void __attribute__((noreturn)) order_attempts(volatile uint32_t *bad)
 		osh->last = 0;
 		memset(&it, 0, sizeof(it));
 		it.it_value.tv_usec = delay;
-		a->expiry = cntvct() + delay * freq / 1000000;
-		store_at = a->expiry - ORDER_LEAD_US * freq / 1000000;
 		if (setitimer(ITIMER_REAL, &it, NULL))
 			_exit(12);
+		/*
+		 * Read after the call: the kernel armed the timer before it
+		 * returned, so the real expiry is no later than this one.
+		 */
+		a->expiry = cntvct() + delay * freq / 1000000;
+		store_at = a->expiry - ORDER_LEAD_US * freq / 1000000;
 		while (cntvct() < store_at)
 			;
 		store_and_spin(bad, a->expiry + freq);
@@ -704,6 +733,161 @@ static void test_order_traced(volatile uint32_t *bad)
 	osh = NULL;
 }
 
+/*
+ * PSTATE.TCO set by user space and the kernel's tag checks of user memory.
+ *
+ * In synchronous mode, the task reads one byte from a pipe into a buffer
+ * whose pointer tag is not the memory's.  read(), because pipe_read()
+ * reaches the buffer only through copy_page_to_iter() -> copy_to_user():
+ * every store of __arch_copy_to_user() is an sttr, an unprivileged store
+ * that is tag checked as an EL0 access (SCTLR_EL1.TCF0) unless PSTATE.TCO
+ * is set at EL1.  Its tag check fault (do_tag_check_fault() ->
+ * __do_kernel_fault() -> fixup_exception()) ends the copy short, and
+ * pipe_read() returns -EFAULT with the byte left in the pipe.  (Paths that
+ * reach user memory through the kernel's own mapping of the page, such as
+ * process_vm_readv(), are not tag checked.)  Every exception entry sets
+ * PSTATE.TCO, whatever user space had, and mte_disable_tco_entry() clears
+ * it for a task in synchronous mode: the user's TCO must not matter.  The
+ * user's TCO is in SPSR_EL1, saved in pt_regs->pstate, which no syscall
+ * without a signal or a tracer changes, and restored by the eret.
+ */
+struct tco_obs {
+	long ret;		/* read()'s return: 1 or -errno */
+	int load_code;		/* si_code of the load's SIGSEGV, 0: none */
+	int before, after;	/* PSTATE.TCO right before and after the svc */
+};
+
+/* The load of tco_read(), defined in its asm block. */
+extern const char mte_tco_load[];
+
+static volatile int tco_segv_code;
+
+/* A tag check fault of tco_read()'s load: note it, go on after the load. */
+static void on_tco_segv(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	/* Anything else: fault again, and die of it. */
+	if (uc->uc_mcontext.pc != (unsigned long)mte_tco_load) {
+		signal(SIGSEGV, SIG_DFL);
+		return;
+	}
+	tco_segv_code = si->si_code;
+	uc->uc_mcontext.pc += 4;
+}
+
+/*
+ * With PSTATE.TCO set to tco: a load through buf, read(fd, buf, 1), then
+ * PSTATE.TCO is read back and cleared.  Not inlined or cloned: the label
+ * mte_tco_load exists once.
+ */
+static void __attribute__((noinline, noclone))
+tco_read(int fd, volatile char *buf, int tco, struct tco_obs *o)
+{
+	register long x0 asm("x0") = fd;
+	register long x1 asm("x1") = (long)buf;
+	register long x2 asm("x2") = 1;
+	register long x8 asm("x8") = SYS_read;
+	long before, after, tmp;
+
+	tco_segv_code = 0;
+	asm volatile(
+		".arch armv8.5-a\n"
+		".arch_extension memtag\n"
+		"cbz	%w[tco], 1f\n"
+		"msr	tco, #1\n"
+		"1:	mrs	%[before], tco\n"
+		".globl	mte_tco_load\n"
+		"mte_tco_load:\n"
+		"ldrb	%w[tmp], [%[buf]]\n"
+		"svc	#0\n"
+		"mrs	%[after], tco\n"
+		"msr	tco, #0\n"
+		: "+r" (x0), [before] "=&r" (before), [after] "=&r" (after),
+		  [tmp] "=&r" (tmp)
+		: [buf] "r" (x1), "r" (x2), "r" (x8), [tco] "r" (tco)
+		: "memory");
+	o->ret = x0;
+	o->load_code = tco_segv_code;
+	o->before = (before >> PSTATE_TCO_SHIFT) & 1;
+	o->after = (after >> PSTATE_TCO_SHIFT) & 1;
+}
+
+static int tco_get(void)
+{
+	long v;
+
+	asm volatile(
+		".arch armv8.5-a\n"
+		".arch_extension memtag\n"
+		"mrs	%0, tco\n"
+		: "=r" (v));
+	return (v >> PSTATE_TCO_SHIFT) & 1;
+}
+
+/* One byte, and only that, waiting in the non-blocking pipe. */
+static void tco_refill(int fds[2])
+{
+	char c[16];
+
+	while (read(fds[0], c, sizeof(c)) > 0)
+		;
+	if (write(fds[1], "y", 1) != 1)
+		printf("# write to the pipe: %s\n", strerror(errno));
+}
+
+#define TCO_SET		"mistagged buffer, TCO set"
+#define TCO_CLEAR	"mistagged buffer, TCO clear"
+
+/* Last: leaves the task in synchronous mode.  -1: bail out. */
+static int test_tco(volatile uint32_t *good, volatile uint32_t *bad)
+{
+	volatile char *right = (volatile char *)good;
+	volatile char *wrong = (volatile char *)bad;
+	struct sigaction sa, old;
+	struct tco_obs o;
+	int fds[2];
+
+	ktap_eq(prctl(PR_SET_TAGGED_ADDR_CTRL, MTE_CTRL_SYNC, 0, 0, 0), 0,
+		"prctl enables synchronous tag checks");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_tco_segv;
+	sa.sa_flags = SA_SIGINFO;
+	if (pipe2(fds, O_NONBLOCK) || sigaction(SIGSEGV, &sa, &old)) {
+		printf("# Bail out! pipe2 or sigaction: %s\n", strerror(errno));
+		return -1;
+	}
+
+	/* Control: the right tag. */
+	tco_refill(fds);
+	*right = 0;
+	tco_read(fds[0], right, 0, &o);
+	ktap_eq(o.ret, 1, "right tag, TCO clear: read() into the buffer returns 1");
+	ktap_eq(*right, 'y', "right tag, TCO clear: the byte is in the buffer");
+
+	/* Control: TCO clear, the task's load and the kernel's store fault. */
+	tco_refill(fds);
+	tco_read(fds[0], wrong, 0, &o);
+	ktap_eq(o.load_code, SEGV_MTESERR,
+		TCO_CLEAR ": the task's load faults (SEGV_MTESERR)");
+	ktap_eq(o.ret, -EFAULT, TCO_CLEAR ": read() fails with EFAULT");
+
+	/* TCO set: the task's load is not checked, the kernel's store is. */
+	tco_refill(fds);
+	tco_read(fds[0], wrong, 1, &o);
+	ktap_eq(o.before, 1, TCO_SET ": mrs tco reads 1 at EL0");
+	ktap_eq(o.load_code, 0, TCO_SET ": the task's load does not fault");
+	ktap_eq(o.ret, -EFAULT, TCO_SET ": read() still fails with EFAULT");
+	ktap_eq(o.after, 1, TCO_SET ": TCO is still set after the syscall");
+
+	ktap_eq(tco_get(), 0, "TCO is clear again after the checks");
+	sigaction(SIGSEGV, &old, NULL);
+	close(fds[0]);
+	close(fds[1]);
+	return 0;
+}
+
 int main(void)
 {
 	volatile uint32_t *good, *bad;
@@ -801,6 +985,8 @@ int main(void)
 
 	test_order(bad);
 	test_order_traced(bad);
+	if (test_tco(good, bad))
+		return 1;
 
 	return ktap_exit();
 }
@@ -846,6 +1032,16 @@ static const char *const mte_names[MTE_CHECKS] = {
 	"traced: timer signal and async fault on one exit: at least one attempt had both on one exit",
 	"traced: timer signal and async fault on one exit: the SIGALRM stop comes first, then the SIGSEGV stop",
 	"traced: timer signal and async fault on one exit: the SIGSEGV handler runs first, at the SIGALRM handler's entry",
+	"prctl enables synchronous tag checks",
+	"right tag, TCO clear: read() into the buffer returns 1",
+	"right tag, TCO clear: the byte is in the buffer",
+	"mistagged buffer, TCO clear: the task's load faults (SEGV_MTESERR)",
+	"mistagged buffer, TCO clear: read() fails with EFAULT",
+	"mistagged buffer, TCO set: mrs tco reads 1 at EL0",
+	"mistagged buffer, TCO set: the task's load does not fault",
+	"mistagged buffer, TCO set: read() still fails with EFAULT",
+	"mistagged buffer, TCO set: TCO is still set after the syscall",
+	"TCO is clear again after the checks",
 };
 
 int main(void)
@@ -853,7 +1049,7 @@ int main(void)
 	int i;
 
 	ktap_plan(MTE_CHECKS);
-	printf("# asynchronous MTE tag check faults before a syscall (arm64)\n");
+	printf("# asynchronous MTE tag check faults before a syscall, PSTATE.TCO and uaccess (arm64)\n");
 	for (i = 0; i < MTE_CHECKS; i++)
 		ktap_skip("MTE is arm64's", "%s", mte_names[i]);
 	return ktap_exit();

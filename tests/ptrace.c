@@ -8,6 +8,9 @@
  *  - skipping a syscall from the entry stop and choosing its return value;
  *  - changing syscall arguments at the entry stop;
  *  - PTRACE_SYSEMU and PTRACE_SYSEMU_SINGLESTEP (no exit stop, no syscall);
+ *    with no register write at the entry stop, the return register the
+ *    tracee gets back (PT_SKIPPED_RET: x86 the entry code's -ENOSYS, arm64
+ *    and AArch32 the first argument, which x0/r0 still hold);
  *  - PTRACE_SINGLESTEP over the syscall instruction (the step report of
  *    the syscall exit path) and on from there (arm64: a second, hardware
  *    step trap at the same pc), and single-step mixed with PTRACE_SYSCALL:
@@ -20,6 +23,14 @@
  *    then the restarted read's entry and exit stops;
  *  - the SECCOMP_RET_TRACE stop and its PTRACE_SYSCALL_INFO_SECCOMP info;
  *  - a traced syscall(-1): -ENOSYS through the entry and exit stops;
+ *  - a tracee killed at its syscall-entry stop (kill() from the tracer, or
+ *    PTRACE_SYSCALL with SIGKILL), with PTRACE_O_TRACEEXIT: no further
+ *    syscall stop, the PTRACE_EVENT_EXIT stop after the syscall insn with
+ *    the skipped syscall's registers (return register PT_SKIPPED_RET, the
+ *    syscall number PT_KILLED_SYSNO, arm64 x7 the tracee's), killed by
+ *    SIGKILL, and the write never reached its pipe; under a seccomp filter
+ *    that fails the syscall, and syscall -1, with errnos of its own, the
+ *    return register shows that no filter ran after the entry report;
  *  - 64-bit: the upper half of the syscall number register is ignored
  *    (x86_64 and arm64 both take an int), and what the tracer sees of it;
  *  - syscall user dispatch: a syscall it turns into SIGSYS makes no
@@ -192,6 +203,19 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 #define PT_UPPER_SYSNO		(PT_NR_UPPER | __NR_getpid)
 /* rax holds the entry code's -ENOSYS. */
 #define PT_UPPER_NRREG		(-ENOSYS)
+/*
+ * A syscall the entry work skips with no tracer write (PTRACE_SYSEMU, a
+ * tracee killed at its entry stop): rax keeps the -ENOSYS entry_SYSCALL_64
+ * stored (PUSH_AND_CLEAR_REGS rax=$-ENOSYS), do_syscall_64() calls nothing
+ * for the -1 of syscall_enter_from_user_mode().
+ */
+#define PT_SKIPPED_RET(arg0)	(-ENOSYS)
+/*
+ * orig_rax at the PTRACE_EVENT_EXIT stop of a tracee killed at its entry
+ * stop: the entry work returned -1 but left orig_rax alone, and get_signal()
+ * exits before any restart handling.
+ */
+#define PT_KILLED_SYSNO(nr)	(nr)
 
 #elif defined(__aarch64__)
 typedef struct user_regs_struct pt_uregs;
@@ -308,6 +332,17 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 #define PT_UPPER_SYSNO		__NR_getpid
 /* and x8 is left as the tracee loaded it. */
 #define PT_UPPER_NRREG		(PT_NR_UPPER | __NR_getpid)
+/*
+ * A syscall the entry work skips with no tracer write: el0_svc_common()
+ * presets x0 to -ENOSYS only for a syscall(-1), so x0 still holds the
+ * first argument.
+ */
+#define PT_SKIPPED_RET(arg0)	(arg0)
+/*
+ * syscallno at the PTRACE_EVENT_EXIT stop of a tracee killed at its entry
+ * stop: the failed entry report forgot the syscall (forget_syscall()).
+ */
+#define PT_KILLED_SYSNO(nr)	(-1)
 
 #elif defined(__i386__)
 /* ia32 tracee (and tracer) on the x86_64 kernel: int $0x80 */
@@ -421,6 +456,9 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 #define PT_INTR_SYSNO		__NR_read
 #define PT_UPPER_SYSNO		0L
 #define PT_UPPER_NRREG		0L
+/* do_int80_emulation() presets eax to -ENOSYS; orig_eax keeps the number. */
+#define PT_SKIPPED_RET(arg0)	(-ENOSYS)
+#define PT_KILLED_SYSNO(nr)	(nr)
 
 #elif defined(__arm__)
 /* AArch32 EABI tracee (and tracer) on the arm64 kernel: svc #0, nr in r7 */
@@ -535,6 +573,9 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 #define PT_INTR_SYSNO		(-1)
 #define PT_UPPER_SYSNO		0L
 #define PT_UPPER_NRREG		0L
+/* As for AArch64 (el0_svc_compat() is el0_svc_common() with r7): r0. */
+#define PT_SKIPPED_RET(arg0)	(arg0)
+#define PT_KILLED_SYSNO(nr)	(-1)
 
 #else
 #error "ptrace.c: unsupported architecture"
@@ -584,6 +625,7 @@ struct pt_info {
 
 #define SYSGOOD		(SIGTRAP | 0x80)
 #define SECCOMP_STOP	(SIGTRAP | PTRACE_EVENT_SECCOMP << 8)
+#define EXIT_STOP	(SIGTRAP | PTRACE_EVENT_EXIT << 8)
 #define NOTSEEN		(-12345L)
 
 /*
@@ -661,6 +703,7 @@ enum {
 	TR_SUD_ALLOW = 8,
 	TR_SUD_REGION = 16,
 	TR_SUD = TR_SUD_BLOCK | TR_SUD_ALLOW | TR_SUD_REGION,
+	TR_KILL_FILTER = 32,	/* the filter of install_kill_filter() */
 };
 
 #include "sud.h"
@@ -1013,6 +1056,40 @@ static int install_filter(void)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
+/* The errnos of install_kill_filter(), for the syscall at pt_sc_insn. */
+#define KILL_ERRNO_NR	0x3a1	/* under its own number */
+#define KILL_ERRNO_NONE	0x3a2	/* under syscall number -1 */
+
+/*
+ * For the syscall at pt_sc_insn: SECCOMP_RET_ERRNO with KILL_ERRNO_NR for
+ * number nr, with KILL_ERRNO_NONE for -1 (the number arm64 leaves after a
+ * failed entry report); every other call is allowed.
+ */
+static int install_kill_filter(long nr)
+{
+	__u64 ip = (unsigned long)pt_sc_after;
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, instruction_pointer)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)ip, 0, 7),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, instruction_pointer) + 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)(ip >> 32), 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | KILL_ERRNO_NR),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)-1, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | KILL_ERRNO_NONE),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
 static void __attribute__((noreturn))
 tracee_main(struct tracee *t, long nr, const long *args)
 {
@@ -1027,6 +1104,8 @@ tracee_main(struct tracee *t, long nr, const long *args)
 		close(t->pa[1]);
 	if ((t->flags & TR_SECCOMP) && install_filter())
 		_exit(12);
+	if ((t->flags & TR_KILL_FILTER) && install_kill_filter(nr))
+		_exit(14);
 	f[F_PID] = getpid();
 	f[F_NR] = nr;
 	memcpy(&f[F_ARG0], args, 6 * sizeof(long));
@@ -1447,6 +1526,48 @@ static void test_sysemu_singlestep(int write)
 	ktap_eq(t.o.pipe_a, 0, "%s: the emulated write did not run", what);
 }
 
+/*
+ * PTRACE_SYSEMU, or PTRACE_SYSEMU_SINGLESTEP over the syscall insn (step),
+ * of close(six_args[0]) with no register write at the entry stop: the
+ * return register, at the entry stop and in the tracee afterwards, is
+ * PT_SKIPPED_RET (x86 -ENOSYS, arm64 the first argument); the close, had
+ * it run, would return -EBADF.
+ */
+static void test_sysemu_noset(int step)
+{
+	const char *what = step ? "sysemu_singlestep, return register untouched" :
+				  "sysemu, return register untouched";
+	int req = step ? PTRACE_SYSEMU_SINGLESTEP : PTRACE_SYSEMU;
+	struct tracee t;
+	struct seq want;
+	pt_uregs r;
+	long ret_en = NOTSEEN;
+
+	if (!start(&t, __NR_close, six_args, 0) &&
+	    (!step || step_to(&t, req, pt_sc_insn, PT_INSNS_BEFORE_SC + 4) > 0) &&
+	    resume(&t, req) == SYSGOOD) {
+		if (!get_regs(&t, &r))
+			ret_en = r_ret(&r);
+		resume(&t, req);
+	}
+	finish(&t);
+
+	want_start(&want);
+	if (step)
+		want_steps(&want, PT_INSNS_BEFORE_SC);
+	seq_add(&want, "entry(%d)", __NR_close);
+	if (step)
+		seq_add(&want, PT_SYSEMU_STEP_STOP);
+	else
+		seq_add(&want, "entry(%d)", __NR_getppid);
+	seq_add(&want, "exited 0");
+	check_stops(&t, &want, what);
+	ktap_eq(ret_en, PT_SKIPPED_RET(six_args[0]),
+		"%s: return register at the entry stop", what);
+	ktap_eq(t.o.ret, PT_SKIPPED_RET(six_args[0]),
+		"%s: tracee sees it after the emulated close", what);
+}
+
 #define X7_STEP_WRITE	0x5eed0007L
 
 /*
@@ -1828,6 +1949,100 @@ static void test_nosys(void)
 	ktap_eq(t.o.ret, -ENOSYS, "syscall(-1): tracee sees -ENOSYS");
 }
 
+/* How test_killed_at_entry() kills its tracee at the entry stop. */
+enum {
+	KILL_SIGNAL,	/* kill(pid, SIGKILL) from the tracer */
+	KILL_FILTER,	/* the same, under install_kill_filter() */
+	KILL_RESUME,	/* PTRACE_SYSCALL with SIGKILL */
+};
+
+/*
+ * A tracee killed at the syscall-entry stop of write(pipe a, "abc", 3),
+ * with PTRACE_O_TRACEEXIT: ptrace_report_syscall_entry() returns non-zero
+ * (fatal signal pending), the entry work returns -1 at once (no seccomp,
+ * no sys_enter, no audit entry; arm64 forgets the syscall number first),
+ * the exit report makes no stop (ptrace_stop() with SIGKILL pending), and
+ * the next and last stop is PTRACE_EVENT_EXIT after the syscall insn.
+ * There the return register is PT_SKIPPED_RET: the write did not run, nor
+ * did the filter of KILL_FILTER, which would have put -KILL_ERRNO_NR
+ * (x86, which keeps the number) or -KILL_ERRNO_NONE (arm64) there.  After
+ * a kill() no ptrace request may come before the next wait: the tracee
+ * runs to its exit at once.
+ */
+static void test_killed_at_entry(int how)
+{
+	static const char *const whats[] = {
+		[KILL_SIGNAL] = "kill at entry",
+		[KILL_FILTER] = "kill at entry under a seccomp filter",
+		[KILL_RESUME] = "PTRACE_SYSCALL with SIGKILL at entry",
+	};
+	const char *what = whats[how];
+	long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL |
+		    PTRACE_O_TRACEEXIT;
+	long args[6] = { ARG_PIPE_A, (long)payload, 3, 0, 0, 0 };
+	long ret = NOTSEEN, sysno = NOTSEEN, x7 = NOTSEEN, pipe_a = NOTSEEN;
+	unsigned long msg = NOTSEEN;
+	struct tracee t;
+	struct seq want;
+	pt_uregs r;
+	int stop = -1;
+
+	if (!start(&t, __NR_write, args,
+		   how == KILL_FILTER ? TR_KILL_FILTER : 0) &&
+	    pt(&t, "PTRACE_SETOPTIONS", PTRACE_SETOPTIONS, 0, opts) != -1 &&
+	    resume(&t, PTRACE_SYSCALL) == SYSGOOD) {
+		if (how == KILL_RESUME) {
+			if (pt(&t, "PTRACE_SYSCALL", PTRACE_SYSCALL, 0, SIGKILL) != -1)
+				stop = wait_stop(&t);
+		} else if (kill(t.pid, SIGKILL)) {
+			printf("# kill: %s\n", strerror(errno));
+			t.errs++;
+		} else {
+			stop = wait_stop(&t);
+		}
+	}
+	if (stop == EXIT_STOP) {
+		pt(&t, "PTRACE_GETEVENTMSG", PTRACE_GETEVENTMSG, 0, (long)&msg);
+		if (!get_regs(&t, &r)) {
+			ret = r_ret(&r);
+			x7 = r_x7(&r);
+			if (PT_HAVE_SYSNO)
+				sysno = get_sysno(&t, &r);
+		}
+		resume(&t, PTRACE_CONT);
+	}
+	if (!t.alive && t.pid > 0) {
+		/* the tracee is gone: nothing can write to pipe a any more */
+		pipe_a = pending(t.pa[0]);
+		/* and it reports nothing */
+		close(t.res[0]);
+		t.res[0] = -1;
+	}
+	finish(&t);
+
+	want_start(&want);
+	seq_add(&want, "entry(%d)", __NR_write);
+	seq_add(&want, "event %d(SIGTRAP)@after", PTRACE_EVENT_EXIT);
+	seq_add(&want, "killed by SIGKILL");
+	check_stops(&t, &want, what);
+	ktap_eq(msg, SIGKILL, "%s: the exit event's message is SIGKILL", what);
+	ktap_eq(ret, PT_SKIPPED_RET(t.pa[1]),
+		"%s: return register at the exit event", what);
+	if (PT_HAVE_SYSNO)
+		ktap_eq(sysno, PT_KILLED_SYSNO(__NR_write),
+			"%s: syscall number at the exit event", what);
+	else
+		ktap_skip("an AArch32 tracer cannot read the syscall number",
+			  "%s: syscall number at the exit event", what);
+	if (PT_HAVE_X7_MARKER)
+		ktap_eq(x7, X7_MARKER, PT_SCRATCH_TAG " " PT_SCRATCH
+			" at the exit event is the tracee's (%s)", what);
+	else
+		ktap_skip(PT_SCRATCH_SKIP, PT_SCRATCH_TAG " " PT_SCRATCH
+			  " at the exit event is the tracee's (%s)", what);
+	ktap_eq(pipe_a, 0, "%s: the write did not reach the pipe", what);
+}
+
 #define UPPER_SKIP	"64-bit only: a compat syscall number register has no upper half"
 
 /* The checks of test_upper_nr(), skipped as a whole for compat tasks. */
@@ -1994,7 +2209,8 @@ static void test_sud(void)
 int main(void)
 {
 	ktap_alarm(50);
-	ktap_plan(27 + 9 + 7 + 7 + 10 + 10 + 9 + 9 + 3 + 5 + 5 + 9 + 9 + 18 + 8 + 10 + 11);
+	ktap_plan(27 + 9 + 7 + 7 + 10 + 10 + 9 + 4 + 4 + 9 + 3 + 5 + 5 + 9 + 9 +
+		  18 + 8 + 7 + 7 + 7 + 10 + 11);
 	test_syscall_info();
 	test_syscall_error();
 	test_skip();
@@ -2002,6 +2218,8 @@ int main(void)
 	test_sysemu();
 	test_sysemu_singlestep(1);
 	test_sysemu_singlestep(0);
+	test_sysemu_noset(0);
+	test_sysemu_noset(1);
 	test_singlestep();
 	test_step_on();
 	test_syscall_then_step();
@@ -2010,6 +2228,9 @@ int main(void)
 	test_attach_blocked(0);
 	test_seccomp();
 	test_nosys();
+	test_killed_at_entry(KILL_SIGNAL);
+	test_killed_at_entry(KILL_FILTER);
+	test_killed_at_entry(KILL_RESUME);
 	test_upper_nr();
 	test_sud();
 	return ktap_exit();

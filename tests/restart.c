@@ -353,14 +353,19 @@ static void set_handler(int sig, void (*fn)(int), int flags)
 	sigaction(sig, &sa, NULL);
 }
 
-static void set_regs_handler(int sig)
+static void set_regs_handler_flags(int sig, int flags)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_regs;
-	sa.sa_flags = SA_SIGINFO;
+	sa.sa_flags = SA_SIGINFO | flags;
 	sigaction(sig, &sa, NULL);
+}
+
+static void set_regs_handler(int sig)
+{
+	set_regs_handler_flags(sig, 0);
 }
 
 static void reset_shared(void)
@@ -1286,12 +1291,18 @@ static void test_kill_self(void)
  * (x86: orig_ax) or the first argument (arm64: orig_x0) back into the
  * return register, so the ucontext holds the registers as loaded.
  */
+/* Set by test_sigsys_codes(): the call's first argument, SIGSYS's flags */
+static long sigsys_arg0;
+static int sigsys_has_arg0, sigsys_flags;
+
 static void regs_sigsys_child(unsigned long *in)
 {
 	unsigned long out[NR_SLOTS];
 
 	fill_in(in);
 	in[IDX_NR] = SYS_getppid;
+	if (sigsys_has_arg0)
+		in[idx_arg[0]] = (unsigned long)sigsys_arg0;
 	memcpy(sh->in, in, sizeof(sh->in));
 	memset(out, 0, sizeof(out));
 	sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
@@ -1315,7 +1326,7 @@ static void child_seccomp(void)
 	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 	unsigned long in[NR_SLOTS];
 
-	set_regs_handler(SIGSYS);
+	set_regs_handler_flags(SIGSYS, sigsys_flags);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
 		_exit(2);
@@ -1330,7 +1341,7 @@ static void child_sud(void)
 {
 	unsigned long in[NR_SLOTS];
 
-	set_regs_handler(SIGSYS);
+	set_regs_handler_flags(SIGSYS, sigsys_flags);
 	sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
 	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
 		  (unsigned long)sud_nothing, 1, &sud_selector))
@@ -1354,10 +1365,9 @@ static int sigsys_fail;
 		ktap_eq(got, want, __VA_ARGS__);			\
 } while (0)
 
-static void test_sigsys(int sud)
+/* Fork the SIGSYS child; a missing syscall user dispatch makes skips. */
+static void run_sigsys_child(int sud, const char *what)
 {
-	const char *what = sud ? "user dispatch" : "seccomp trap";
-	unsigned long want[NR_SLOTS];
 	pid_t pid;
 
 	sigsys_skip = NULL;
@@ -1379,6 +1389,14 @@ static void test_sigsys(int sud)
 		pid = fork_child(sud ? child_sud : child_seccomp);
 		ktap_wait(pid, 0, what);
 	}
+}
+
+static void test_sigsys(int sud)
+{
+	const char *what = sud ? "user dispatch" : "seccomp trap";
+	unsigned long want[NR_SLOTS];
+
+	run_sigsys_child(sud, what);
 	memcpy(want, sh->in, sizeof(want));
 	if (IDX_RIP_COPY >= 0)
 		want[IDX_RIP_COPY] = (unsigned long)rc_after;
@@ -1412,9 +1430,62 @@ static void test_sigsys(int sud)
 	    "%s: other registers intact after sigreturn", what);
 }
 
+/*
+ * A restart code as the first argument of a call that SIGSYS rolls back.
+ * The signal code reads the return register as the result of the call
+ * that the syscall-number register names.  x86 rolls the number back
+ * into ax, never a restart code.  arm64 rolls argument 0 back into x0:
+ * a dispatched call is forgotten, so the handler sees its argument and
+ * its result stands; a seccomp trap keeps 6.12's behaviour, where x0 is
+ * taken for the return value: -ERESTARTNOINTR, or -ERESTARTSYS under
+ * SA_RESTART, rewinds the pc onto the syscall, which traps again with
+ * the handler's MARK as argument; the other codes become -EINTR.
+ */
+static void test_sigsys_code(int sud, long code, int flags)
+{
+	char what[80];
+	int restarted = 0;
+	long ctx_ret;
+
+	snprintf(what, sizeof(what), "%s, first argument %ld%s",
+		 sud ? "user dispatch" : "seccomp trap", code,
+		 flags & SA_RESTART ? ", SA_RESTART" : "");
+	sigsys_has_arg0 = 1;
+	sigsys_arg0 = code;
+	sigsys_flags = flags;
+	run_sigsys_child(sud, what);
+	sigsys_has_arg0 = 0;
+	sigsys_flags = 0;
+
+	if (IDX_RET == IDX_NR) {
+		ctx_ret = SYS_getppid;
+	} else if (sud) {
+		ctx_ret = code;
+	} else {
+		restarted = code == -513 ||
+			    (code == -512 && (flags & SA_RESTART));
+		ctx_ret = restarted ? MARK : -EINTR;
+	}
+	SEQ(sh->sig_count, restarted ? 2 : 1,
+	    "%s: SIGSYS handler runs %s", what, restarted ? "twice" : "once");
+	SEQ((long)sh->ctx[IDX_RET], ctx_ret,
+	    "%s: the handler's return register", what);
+	SEQ(sh->out[IDX_RET], MARK,
+	    "%s: handler's return value reaches the caller", what);
+}
+
+static void test_sigsys_codes(int sud)
+{
+	test_sigsys_code(sud, -512, 0);		/* -ERESTARTSYS */
+	test_sigsys_code(sud, -512, SA_RESTART);
+	test_sigsys_code(sud, -513, 0);		/* -ERESTARTNOINTR */
+	test_sigsys_code(sud, -514, 0);		/* -ERESTARTNOHAND */
+	test_sigsys_code(sud, -516, 0);		/* -ERESTART_RESTARTBLOCK */
+}
+
 int main(void)
 {
-	ktap_plan(84);
+	ktap_plan(124);
 	ktap_alarm(50);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1436,6 +1507,8 @@ int main(void)
 	test_aarch32_mode(0);		/* 7 */
 	test_kill_self();		/* 7 */
 	test_sigsys(0);			/* 13 */
-	test_sigsys(1);			/* 13 or 12 */
+	test_sigsys(1);			/* 13 */
+	test_sigsys_codes(0);		/* 20 */
+	test_sigsys_codes(1);		/* 20 */
 	return ktap_exit();
 }

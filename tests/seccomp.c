@@ -30,7 +30,12 @@
  *    always-allowed range does (arm64 6.12 has no dispatch: those skip);
  *  - the entry's fast path for calls the action cache allows: cached and
  *    denied calls in one filter stack, a TSYNC filter while sibling threads
- *    run cached calls, compat calls decided on the compat bitmap.
+ *    run cached calls, compat calls decided on the compat bitmap;
+ *  - a tracer's PTRACE_O_SUSPEND_SECCOMP (checkpoint/restore): while it is
+ *    set, the calls a filter denies run, whether the action cache records
+ *    the denial (a constant action on the number) or the filter must look
+ *    at an argument, and the denial applies again once the tracer clears
+ *    the option or detaches; a tracer under a filter may not set it.
  * Every scenario runs in a fresh forked child, and how each child ended is
  * checked too.
  */
@@ -2221,6 +2226,178 @@ static void test_fast(void)
 		"tsync while threads run cached calls: the second thread's next call denied");
 }
 
+/* ---- 8. a tracer's PTRACE_O_SUSPEND_SECCOMP --------------------------- */
+
+/*
+ * Checkpoint/restore: a tracer with CAP_SYS_ADMIN, itself in no seccomp
+ * mode and not suspended by a tracer of its own (check_ptrace_options()),
+ * sets PTRACE_O_SUSPEND_SECCOMP on a tracee that has a filter, and every
+ * call of the tracee runs as if there were none: __secure_computing() and,
+ * for a native call whose bit the cache does not set,
+ * __secure_computing_filters() return 0 first thing.  The filter gives
+ *   getppid ERRNO(EPERM) on the number alone: a constant action other than
+ *     ALLOW, which the cache records as a clear bit;
+ *   gettid ERRNO(EACCES) when args[0] is ARG_V: a clear bit too, as the
+ *     filter reads an argument, and only the filter itself tells ARG_V
+ *     from any other;
+ *   anything else ALLOW, getpid among them (the control): a set bit, the
+ *     call goes ahead with no seccomp work at all.
+ * The tracee (PTRACE_TRACEME, no syscall stops: seccomp is its only entry
+ * work) makes the three calls in each phase and raises SIGSTOP between
+ * phases; at each stop the tracer changes the options:
+ *   0 not yet traced; 1 PTRACE_O_SUSPEND_SECCOMP set; 2 PTRACE_SETOPTIONS
+ *   without it; 3 set again; 4 after PTRACE_DETACH (which clears every
+ *   option with the rest of child->ptrace).
+ * Compat tasks (the 32-bit builds) get no answer from the native bitmap:
+ * the same outcomes through __secure_computing().
+ */
+#define SUSP_PHASES	5
+/* unsigned long: ptrace()'s variadic data is read as a pointer */
+#define SUSP_OPTS	((unsigned long)PTRACE_O_EXITKILL)
+
+static const struct {
+	const char *name;
+	int suspended;
+} susp_phase[SUSP_PHASES] = {
+	{ "before the tracer", 0 },
+	{ "with the option set", 1 },
+	{ "after the tracer clears the option", 0 },
+	{ "with the option set again", 1 },
+	{ "after the tracer detaches", 0 },
+};
+
+static void suspend_child(void)
+{
+	struct rule r[2] = {
+		{ .nr = __NR_getppid, .action = SECCOMP_RET_ERRNO | EPERM },
+		{ .nr = __NR_gettid, .check_arg0 = 1, .arg0 = ARG_V,
+		  .action = SECCOMP_RET_ERRNO | EACCES },
+	};
+	int i;
+
+	if (install_rules(r, 2, SECCOMP_RET_ALLOW, 0))
+		_exit(2);
+	for (i = 0; i < SUSP_PHASES; i++) {
+		if (i == 1)
+			traced_child_start();	/* the tracer's first stop */
+		else if (i)
+			raise(SIGSTOP);
+		sh->v[3 * i] = sc0(__NR_getppid);
+		sh->v[3 * i + 1] = sc1(__NR_gettid, ARG_V);
+		sh->v[3 * i + 2] = sc0(__NR_getpid);
+	}
+}
+
+/*
+ * Trace suspend_child(): at the SIGSTOP that ends phase i - 1, request i
+ * (its result, 0 or -errno, in req[i]) readies phase i.  Returns the
+ * child's wait status once it has ended, or that of a stop nobody
+ * expected.
+ */
+static int run_suspend(pid_t *child, long req[SUSP_PHASES])
+{
+	int st = -1, i = 1;
+	pid_t pid;
+
+	memset(sh, 0, sizeof(*sh));
+	pid = fork();
+	if (pid == 0) {
+		child_setup();
+		suspend_child();
+		_exit(0);
+	}
+	*child = pid;
+	if (pid < 0)
+		return -1;
+	while (i < SUSP_PHASES) {
+		long r;
+
+		if (waitpid(pid, &st, 0) != pid)
+			return -1;
+		if (!WIFSTOPPED(st))
+			return st;
+		if (WSTOPSIG(st) != SIGSTOP) {
+			/* not ours (the watchdog's SIGALRM): deliver it */
+			ptrace(PTRACE_CONT, pid, 0, WSTOPSIG(st));
+			continue;
+		}
+		if (i == SUSP_PHASES - 1)
+			r = ptrace(PTRACE_DETACH, pid, 0, 0);
+		else
+			r = ptrace(PTRACE_SETOPTIONS, pid, 0, SUSP_OPTS |
+				   (susp_phase[i].suspended ?
+				    PTRACE_O_SUSPEND_SECCOMP : 0));
+		req[i] = r ? -errno : 0;
+		if (i < SUSP_PHASES - 1 && ptrace(PTRACE_CONT, pid, 0, 0))
+			return st;
+		i++;
+	}
+	return waitpid(pid, &st, 0) == pid ? st : -1;
+}
+
+/*
+ * check_ptrace_options(): a tracer in seccomp mode may not suspend its
+ * tracee's filters (EPERM), whatever its capabilities; other options it
+ * may set.
+ */
+static void suspend_filtered_tracer_child(void)
+{
+	pid_t pid;
+	int st;
+
+	if (install_allow_all())
+		_exit(2);
+	pid = fork();
+	if (pid == 0) {
+		traced_child_start();
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
+		_exit(3);
+	sh->v[0] = ptrace(PTRACE_SETOPTIONS, pid, 0,
+			  SUSP_OPTS | PTRACE_O_SUSPEND_SECCOMP) ? -errno : 0;
+	sh->v[1] = ptrace(PTRACE_SETOPTIONS, pid, 0, SUSP_OPTS) ? -errno : 0;
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &st, 0) != pid)
+		_exit(4);
+}
+
+#define SUSPEND_RESULTS (1 + (SUSP_PHASES - 1) + 3 * SUSP_PHASES + 3)
+
+static void test_suspend(void)
+{
+	long req[SUSP_PHASES] = { 0 };
+	pid_t pid = -1;
+	int st, i;
+
+	st = run_suspend(&pid, req);
+	exited0(st, "suspend_seccomp");
+	ktap_eq(req[1], 0, "suspend_seccomp: the tracer sets PTRACE_O_SUSPEND_SECCOMP");
+	ktap_eq(req[2], 0, "suspend_seccomp: the tracer clears it with PTRACE_SETOPTIONS");
+	ktap_eq(req[3], 0, "suspend_seccomp: the tracer sets it again");
+	ktap_eq(req[4], 0, "suspend_seccomp: the tracer detaches");
+	for (i = 0; i < SUSP_PHASES; i++) {
+		int s = susp_phase[i].suspended;
+
+		ktap_eq(sh->v[3 * i], s ? test_pid : -EPERM,
+			"suspend_seccomp %s: getppid, denied by number (a clear cache bit), %s",
+			susp_phase[i].name, s ? "runs" : "is denied");
+		ktap_eq(sh->v[3 * i + 1], s ? pid : -EACCES,
+			"suspend_seccomp %s: gettid, denied by its argument (read by the filter), %s",
+			susp_phase[i].name, s ? "runs" : "is denied");
+		ktap_eq(sh->v[3 * i + 2], pid,
+			"suspend_seccomp %s: getpid, allowed by the cache, runs",
+			susp_phase[i].name);
+	}
+
+	st = run_child(suspend_filtered_tracer_child);
+	exited0(st, "suspend_seccomp by a tracer under a filter");
+	ktap_eq(sh->v[0], -EPERM,
+		"suspend_seccomp: a tracer under a seccomp filter may not set PTRACE_O_SUSPEND_SECCOMP");
+	ktap_eq(sh->v[1], 0,
+		"suspend_seccomp: a tracer under a seccomp filter sets other options");
+}
+
 int main(void)
 {
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
@@ -2231,7 +2408,8 @@ int main(void)
 
 	ktap_plan(NOTIF_RESULTS + ACTION_RESULTS + FIELD_RESULTS +
 		  CACHE_RESULTS + TRACE_RESULTS + BYPASS_RESULTS +
-		  PREC_RESULTS + SUD_RESULTS + TSTOP_RESULTS + FAST_RESULTS);
+		  PREC_RESULTS + SUD_RESULTS + TSTOP_RESULTS + FAST_RESULTS +
+		  SUSPEND_RESULTS);
 	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
 		printf("# PR_GET_SECCOMP failed: errno %d\n", errno);
 	test_notif();
@@ -2244,5 +2422,6 @@ int main(void)
 	test_sud();
 	test_tsync_stop();
 	test_fast();
+	test_suspend();
 	return ktap_exit();
 }
