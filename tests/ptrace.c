@@ -1032,6 +1032,17 @@ static long pending(int fd)
 /* SECCOMP_RET_DATA of the filter's SECCOMP_RET_TRACE */
 #define FILTER_DATA	0x1ab7
 
+
+/* Install the filter F of N instructions, with no_new_privs. */
+static int load_filter(struct sock_filter *f, unsigned short n)
+{
+	struct sock_fprog prog = { n, f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
 /* RET_TRACE | FILTER_DATA for getppid at pt_sc_insn, allow the rest. */
 static int install_filter(void)
 {
@@ -1049,11 +1060,8 @@ static int install_filter(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | FILTER_DATA),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	return load_filter(f, sizeof(f) / sizeof(f[0]));
 }
 
 /* The errnos of install_kill_filter(), for the syscall at pt_sc_insn. */
@@ -1083,11 +1091,8 @@ static int install_kill_filter(long nr)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | KILL_ERRNO_NONE),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	return load_filter(f, sizeof(f) / sizeof(f[0]));
 }
 
 static void __attribute__((noreturn))
