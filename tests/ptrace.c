@@ -22,7 +22,10 @@
  *    blocked in read(): the stop on the signal path before the restart,
  *    then the restarted read's entry and exit stops;
  *  - the SECCOMP_RET_TRACE stop and its PTRACE_SYSCALL_INFO_SECCOMP info;
- *  - a traced syscall(-1): -ENOSYS through the entry and exit stops;
+ *  - a traced syscall(-1), and the numbers past the table (NR_syscalls,
+ *    NR_syscalls+1, on x86_64 an x32 number): the number at the entry
+ *    stop, -ENOSYS through the exit stop (the return register at the entry
+ *    stop: x86 -ENOSYS, arm64 -ENOSYS for -1 only, else the first argument);
  *  - a tracee killed at its syscall-entry stop (kill() from the tracer, or
  *    PTRACE_SYSCALL with SIGKILL), with PTRACE_O_TRACEEXIT: no further
  *    syscall stop, the PTRACE_EVENT_EXIT stop after the syscall insn with
@@ -67,6 +70,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include "ktap.h"
+#include "oor_nr.h"
 
 /* Slots of the frame shared between C and the asm block (8 bytes each). */
 enum {
@@ -1915,18 +1919,38 @@ static void test_seccomp(void)
 			  " at the seccomp stop is the tracee's");
 }
 
-/* A traced syscall(-1) the tracer leaves alone: -ENOSYS. */
-static void test_nosys(void)
+/*
+ * The return register at the syscall-entry stop of an out-of-range number:
+ * x86 and ia32 the -ENOSYS the entry code preset; arm64 and AArch32 the
+ * first argument, but for a syscall(-1), which el0_svc_common() presets to
+ * -ENOSYS when there is entry work (both trees).
+ */
+#define PT_ENTRY_RET(nr, arg0)	((nr) == -1 ? -ENOSYS : PT_SKIPPED_RET(arg0))
+
+/*
+ * A traced syscall with a number past the table (tests/oor_nr.h: -1,
+ * NR_syscalls, NR_syscalls+1, on x86_64 an x32 number) that the tracer
+ * leaves alone: entry and exit stops with the number, and -ENOSYS at the
+ * exit.  x86: syscall_trace_enter() hands the number back, do_syscall_64()
+ * calls nothing for -1 and __x64_sys_ni_syscall() else (no x32), ia32
+ * do_syscall_32_irqs_on() alike.  arm64: el0_svc_common() presets x0 for
+ * -1 and skips it (NO_SYSCALL), invoke_syscall() calls do_ni_syscall() for
+ * the others (AArch32: compat_arm_syscall(), -ENOSYS below the end of the
+ * ARM private range); the exit stop reports the x0 it leaves.  Both trees.
+ */
+static void test_nosys(const struct oor_nr *n)
 {
 	struct pt_info en, ex;
 	struct tracee t;
 	struct seq want;
 	pt_uregs r;
 	long ret_en = NOTSEEN, ret_ex = NOTSEEN;
+	char what[48];
 
+	snprintf(what, sizeof(what), "syscall(%s)", n->name);
 	memset(&en, 0, sizeof(en));
 	memset(&ex, 0, sizeof(ex));
-	if (!start(&t, -1, six_args, 0) &&
+	if (!start(&t, n->nr, six_args, 0) &&
 	    resume(&t, PTRACE_SYSCALL) == SYSGOOD) {
 		get_info(&t, &en);
 		if (!get_regs(&t, &r))
@@ -1940,18 +1964,24 @@ static void test_nosys(void)
 	finish(&t);
 
 	want_start(&want);
-	seq_add(&want, "entry(-1)");
+	/* the int the entry took, sign-extended to the info's __u64 */
+	seq_add(&want, "entry(%d)", (int)n->nr);
 	seq_add(&want, "exit");
 	seq_add(&want, "exited 0");
-	check_stops(&t, &want, "syscall(-1)");
-	ktap_eq(en.entry.nr, -1LL, "syscall(-1): entry info nr is -1");
-	ktap_eq(ret_en, -ENOSYS,
-		"syscall(-1): return register at the entry stop is -ENOSYS");
-	ktap_eq(ex.exit.rval, -ENOSYS, "syscall(-1): exit info rval is -ENOSYS");
-	ktap_eq(ex.exit.is_error, 1, "syscall(-1): exit info is_error is 1");
+	check_stops(&t, &want, what);
+	ktap_eq(en.entry.nr, (long long)n->nr, "%s: entry info nr is %s",
+		what, n->name);
+	if (n->nr == -1)
+		ktap_eq(ret_en, PT_ENTRY_RET(n->nr, six_args[0]),
+			"%s: return register at the entry stop is -ENOSYS", what);
+	else
+		ktap_eq(ret_en, PT_ENTRY_RET(n->nr, six_args[0]),
+			"%s: return register at the entry stop", what);
+	ktap_eq(ex.exit.rval, -ENOSYS, "%s: exit info rval is -ENOSYS", what);
+	ktap_eq(ex.exit.is_error, 1, "%s: exit info is_error is 1", what);
 	ktap_eq(ret_ex, -ENOSYS,
-		"syscall(-1): return register at the exit stop is -ENOSYS");
-	ktap_eq(t.o.ret, -ENOSYS, "syscall(-1): tracee sees -ENOSYS");
+		"%s: return register at the exit stop is -ENOSYS", what);
+	ktap_eq(t.o.ret, -ENOSYS, "%s: tracee sees -ENOSYS", what);
 }
 
 /* How test_killed_at_entry() kills its tracee at the entry stop. */
@@ -2213,9 +2243,11 @@ static void test_sud(void)
 
 int main(void)
 {
+	int i;
+
 	ktap_alarm(50);
 	ktap_plan(27 + 9 + 7 + 7 + 10 + 10 + 9 + 4 + 4 + 9 + 3 + 5 + 5 + 9 + 9 +
-		  18 + 8 + 7 + 7 + 7 + 10 + 11);
+		  18 + 8 * OOR_NRS + 7 + 7 + 7 + 10 + 11);
 	test_syscall_info();
 	test_syscall_error();
 	test_skip();
@@ -2232,7 +2264,8 @@ int main(void)
 	test_attach_blocked(1);
 	test_attach_blocked(0);
 	test_seccomp();
-	test_nosys();
+	for (i = 0; i < OOR_NRS; i++)
+		test_nosys(&oor_nrs[i]);
 	test_killed_at_entry(KILL_SIGNAL);
 	test_killed_at_entry(KILL_FILTER);
 	test_killed_at_entry(KILL_RESUME);

@@ -12,6 +12,7 @@
  *    prepare_task_switch() -> rseq_preempt() alone aborts the critical
  *    section, and cpu_id_start, overwritten by the program, is rewritten on
  *    the next return to user; a syscall that does not schedule leaves it;
+ *    a signal delivery and membarrier's RSEQ command rewrite it too;
  *  - rseq_syscall() (CONFIG_DEBUG_RSEQ, unless booted with rseq_debug=0)
  *    on syscall exit: SIGSEGV when the return ip of a syscall is inside the
  *    critical section of rseq_cs, none when it is the post-commit ip or
@@ -41,6 +42,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
 #include <linux/userfaultfd.h>
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
@@ -541,6 +543,23 @@ static void *marker_helper(void *arg)
 	return NULL;
 }
 
+/*
+ * From the other cpu once armed: membarrier's RSEQ command, which
+ * interrupts the threads of the process running elsewhere.
+ */
+static volatile long mb_ret = 1;
+
+static void *membarrier_helper(void *arg)
+{
+	(void)arg;
+	pin(1);
+	while (!armed)
+		;
+	mb_ret = syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, 0, 0);
+	woke = 1;
+	return NULL;
+}
+
 /* Serves the first fault on a userfaultfd with a page of non-zero words. */
 static void *uffd_helper(void *arg)
 {
@@ -876,7 +895,7 @@ int main(int argc, char **argv)
 	/* child_exec_register()'s new image: exit with the errno, 0 if none. */
 	if (argc > 1 && !strcmp(argv[1], "--register-after-exec"))
 		return rseq_err(&areas[0], TEST_RSEQ_ORIG_SIZE, 0, TEST_RSEQ_SIG);
-	ktap_plan(64);
+	ktap_plan(66);
 
 	main_tid = syscall(SYS_gettid);
 	nconf = sysconf(_SC_NPROCESSORS_CONF);
@@ -1024,6 +1043,48 @@ int main(int argc, char **argv)
 	ktap_eq(marker, 0xdeadbeef,
 		"cpu_id_start keeps a user value across a syscall without preemption");
 
+	/*
+	 * The other points where tcmalloc relies on the rewrite: a signal
+	 * delivery, which always looks at the rseq area, and membarrier's
+	 * RSEQ command, which interrupts the thread where it runs (or finds
+	 * it scheduled out: a rewrite either way).  The thread spins in user
+	 * space until the command returned, by when its interrupt and the
+	 * return from it are over.
+	 */
+	signal(SIGUSR2, on_usr2);
+	RS->cpu_id_start = 0xdeadbeef;
+	raise(SIGUSR2);
+	marker = RS->cpu_id_start;
+	ktap_check(marker != 0xdeadbeef, "cpu_id_start is rewritten by a signal delivery");
+	if (nonln < 2) {
+		ktap_skip("needs two online cpus",
+			  "cpu_id_start is rewritten by membarrier's RSEQ command");
+	} else if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ,
+			   0, 0)) {
+		printf("# membarrier register: %s\n", strerror(errno));
+		ktap_check(0, "cpu_id_start is rewritten by membarrier's RSEQ command");
+	} else {
+		pin(0);
+		armed = 0;
+		woke = 0;
+		timed_out = 0;
+		if (pthread_create(&t, NULL, membarrier_helper, NULL))
+			printf("# pthread_create failed\n");
+		RS->cpu_id_start = 0xdeadbeef;
+		armed = 1;
+		ktap_alarm(20);
+		while (!woke && !timed_out)
+			;
+		alarm(0);
+		marker = RS->cpu_id_start;
+		pthread_join(t, NULL);
+		unpin();
+		if (mb_ret)
+			printf("# membarrier: %ld\n", mb_ret);
+		ktap_check(!mb_ret && marker != 0xdeadbeef,
+			   "cpu_id_start is rewritten by membarrier's RSEQ command");
+	}
+
 	if (nonln < 2) {
 		/* A migration needs a second cpu to go to. */
 		ktap_skip("needs two online cpus",
@@ -1157,9 +1218,13 @@ int main(int argc, char **argv)
 	/*
 	 * Descriptors the kernel rejects: SIGSEGV, no kernel warning.  6.12
 	 * validates rseq_cs whenever it looks at it, even with the pc outside
-	 * the critical section; a fast path that only cleared such a pointer
-	 * would let these programs live.  The base's behaviour stays, and
-	 * these checks pin it.
+	 * the critical section.  Each child here has it looked at by a signal
+	 * delivery (tgkill to itself), which always goes through the resume
+	 * handler: these checks pin the delivery's validation and clearing,
+	 * the same on the base and the series.  They do not pin what a return
+	 * after a scheduling out does with rseq_cs: the fast path reads it only
+	 * after an entry from user mode that can leave the pc in a critical
+	 * section, and leaves a non-NULL one to the resume handler.
 	 */
 	ktap_eq(child_with_rseq_cs((uintptr_t)&cs_desc), 100,
 		"valid rseq_cs outside the critical section is cleared");

@@ -28,6 +28,11 @@
  *  - syscall user dispatch comes first in the entry work: a dispatched call
  *    never reaches the filters, one let through by the selector or from the
  *    always-allowed range does (arm64 6.12 has no dispatch: those skip);
+ *  - numbers past the syscall table (-1, NR_syscalls, NR_syscalls+1, on
+ *    x86_64 an x32 number; past the action cache's bitmap, so never on the
+ *    entry's fast path) under a filter that gives them KILL_PROCESS, TRAP,
+ *    ERRNO, TRACE without a tracer or ALLOW, and dispatched by syscall
+ *    user dispatch: the signal, its siginfo, the return register;
  *  - the entry's fast path for calls the action cache allows: cached and
  *    denied calls in one filter stack, a TSYNC filter while sibling threads
  *    run cached calls, compat calls decided on the compat bitmap;
@@ -1969,6 +1974,253 @@ static void test_sud(void)
 }
 #define SUD_RESULTS (1 + SUD_CHECKS)
 
+/* ---- 5b. numbers past the syscall table ------------------------------- */
+
+/*
+ * The numbers of oor_nrs[] (tests/oor_nr.h: -1, NR_syscalls,
+ * NR_syscalls+1, on x86_64 an x32 number) under a filter that gives one
+ * action to exactly these numbers of this arch and allows everything else,
+ * each action and number in a child of its own.  Every number of the table
+ * is cached as allowed, so the program itself runs on the entry's fast
+ * path (the series'); these numbers are past the bitmaps (or, -1,
+ * negative): the fast path has no answer (syscall_seccomp_cached()), nor
+ * has the cache (seccomp_cache_check_allow_bitmap()), and the filter runs
+ * (__seccomp_filter(), the same in both trees), for compat tasks as for
+ * native ones:
+ *   KILL_PROCESS  the child dies of SIGSYS, nothing runs after the call;
+ *   TRAP          one SIGSYS, si_code SYS_SECCOMP, si_syscall the number
+ *                 (the int syscall_get_nr()), si_arch the audit arch,
+ *                 si_errno the filter's data; syscall_rollback() leaves in
+ *                 the return register what the handler sees and the call
+ *                 returns: ROLLBACK_RET, x86 orig_ax (the number, ia32 its
+ *                 32 bits), arm64 and AArch32 orig_x0 (the first argument,
+ *                 also for -1, whose -ENOSYS preset el0_svc_common() makes
+ *                 with entry work);
+ *   ERRNO         the filter's errno, not ENOSYS;
+ *   TRACE         with no tracer, -ENOSYS and the call skipped;
+ *   ALLOW         -ENOSYS from the entry: x86 do_syscall_64() (nothing for
+ *                 -1, __x64_sys_ni_syscall() else) and do_syscall_32_irqs_on();
+ *                 arm64 el0_svc_common(), -ENOSYS preset for -1 (entry
+ *                 work), invoke_syscall()'s do_ni_syscall() for the others
+ *                 (AArch32: compat_arm_syscall() first, -ENOSYS below the
+ *                 end of the ARM private range).
+ * Syscall user dispatch (selector at BLOCK, no filter) dispatches them
+ * like any number (syscall_user_dispatch() never looks at it): one SIGSYS,
+ * si_code SYS_USER_DISPATCH, si_syscall the number, si_arch the audit
+ * arch, and the return register syscall_rollback() left, ROLLBACK_RET.
+ * arm64 6.12 has no dispatch: those checks skip.
+ */
+#include "oor_nr.h"
+
+#define OOR_DATA	0x0b0e
+/* the return register, slot 0 of reg_names on every ABI: rax, x0, eax, r0 */
+#define UC_RET(uc)	UC_GPR(uc, 0)
+
+static const struct {
+	unsigned int action;
+	const char *name;
+} oor_actions[] = {
+	{ SECCOMP_RET_KILL_PROCESS, "ret_kill_process" },
+	{ SECCOMP_RET_TRAP | OOR_DATA, "ret_trap" },
+	{ SECCOMP_RET_ERRNO | EXDEV, "ret_errno" },
+	{ SECCOMP_RET_TRACE | OOR_DATA, "ret_trace without tracer" },
+	{ SECCOMP_RET_ALLOW, "ret_allow" },
+};
+#define OOR_ACTIONS	((int)(sizeof(oor_actions) / sizeof(oor_actions[0])))
+
+static int oor_action, oor_index;	/* the child's case, set before fork */
+
+/* action for the numbers of oor_nrs[] of this arch, ALLOW for the rest */
+static int install_oor(unsigned int action)
+{
+	struct sock_filter f[5 + OOR_NRS];
+	struct sock_fprog prog;
+	int i, k = 0;
+
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, arch));
+	/* another arch: to the final ALLOW */
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			TEST_AUDIT_ARCH, 0, OOR_NRS + 2);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, nr));
+	/* a match: to the action; the last mismatch: past it */
+	for (i = 0; i < OOR_NRS; i++)
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				(uint32_t)oor_nrs[i].nr, OOR_NRS - 1 - i,
+				i == OOR_NRS - 1);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	prog.len = k;
+	prog.filter = f;
+	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+static volatile char oor_selector;
+
+static void oor_sigsys(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	/* the handler's return (rt_sigreturn) must not be dispatched */
+	oor_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	sh->v[1] = sig;
+	sh->v[2] = si->si_code;
+	sh->v[3] = si->si_syscall;
+	sh->v[4] = si->si_arch;
+	sh->v[5] = UC_RET(uc);
+	sh->v[6] = si->si_errno;
+	sh->v[7]++;
+}
+
+static void oor_handler(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = oor_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSYS, &sa, NULL);
+}
+
+static void oor_child(void)
+{
+	oor_handler();
+	if (install_oor(oor_actions[oor_action].action))
+		_exit(2);
+	sh->v[8] = 1;
+	sh->v[0] = sc1(oor_nrs[oor_index].nr, MARK);
+	sh->v[9] = 1;	/* after the call */
+}
+
+static void oor_sud_child(void)
+{
+	oor_handler();
+	oor_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, 0, 0,
+		  &oor_selector)) {
+		sh->v[10] = errno;
+		return;
+	}
+	oor_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	sh->v[0] = sc1(oor_nrs[oor_index].nr, MARK);
+	/* the handler left the selector at ALLOW */
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0))
+		_exit(4);
+}
+
+/* One action, one number. */
+static void oor_check(int a, int i)
+{
+	const char *act = oor_actions[a].name, *nr = oor_nrs[i].name;
+	long want_ret = ROLLBACK_RET(oor_nrs[i].nr, (long)MARK);
+	int st;
+
+	oor_action = a;
+	oor_index = i;
+	st = run_child(oor_child);
+	switch (oor_actions[a].action & SECCOMP_RET_ACTION_FULL) {
+	case SECCOMP_RET_KILL_PROCESS:
+		ktap_eq(killed_by(st), SIGSYS, "syscall(%s) %s: dies by sigsys",
+			nr, act);
+		ktap_eq(sh->v[8] * 10 + sh->v[9], 10,
+			"syscall(%s) %s: nothing runs after the call", nr, act);
+		return;
+	case SECCOMP_RET_TRAP:
+		{
+			char what[64];
+
+			snprintf(what, sizeof(what), "syscall(%s) %s", nr, act);
+			check_end(st, 0, what);
+		}
+		ktap_eq(sh->v[7], 1, "syscall(%s) %s: one sigsys", nr, act);
+		ktap_eq(sh->v[2], 1 /* SYS_SECCOMP */,
+			"syscall(%s) %s: si_code is sys_seccomp", nr, act);
+		ktap_eq(sh->v[3], oor_nrs[i].nr,
+			"syscall(%s) %s: si_syscall is the number", nr, act);
+		ktap_eq(sh->v[4], TEST_AUDIT_ARCH,
+			"syscall(%s) %s: si_arch is the audit arch", nr, act);
+		ktap_eq(sh->v[6], OOR_DATA,
+			"syscall(%s) %s: si_errno is the filter data", nr, act);
+		ktap_eq(sh->v[5], want_ret,
+			"syscall(%s) %s: the handler's return register is the rolled-back one",
+			nr, act);
+		ktap_eq(sh->v[0], want_ret,
+			"syscall(%s) %s: the call returns the handler's return register",
+			nr, act);
+		return;
+	}
+	{
+		char what[64];
+
+		snprintf(what, sizeof(what), "syscall(%s) %s", nr, act);
+		exited0(st, what);
+	}
+	if ((oor_actions[a].action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO)
+		ktap_eq(sh->v[0], -EXDEV,
+			"syscall(%s) %s: returns the filter's errno", nr, act);
+	else
+		ktap_eq(sh->v[0], -ENOSYS, "syscall(%s) %s: returns -ENOSYS",
+			nr, act);
+}
+
+#define OOR_SUD_CHECKS	7
+
+static void oor_sud_check(int i)
+{
+	const char *nr = oor_nrs[i].name;
+	long want_ret = ROLLBACK_RET(oor_nrs[i].nr, (long)MARK);
+	char what[64];
+	int st;
+
+	oor_index = i;
+	st = run_child(oor_sud_child);
+	snprintf(what, sizeof(what), "sud syscall(%s)", nr);
+	if (sh->v[10] == EINVAL) {
+		/* arm64 6.12: no GENERIC_ENTRY, no PR_SET_SYSCALL_USER_DISPATCH */
+		ktap_skip("syscall user dispatch needs GENERIC_ENTRY",
+			  "%s: child ended as expected", what);
+		ktap_skip("syscall user dispatch needs GENERIC_ENTRY",
+			  "%s: one sigsys", what);
+		ktap_skip("syscall user dispatch needs GENERIC_ENTRY",
+			  "%s: si_code is sys_user_dispatch", what);
+		ktap_skip("syscall user dispatch needs GENERIC_ENTRY",
+			  "%s: si_syscall is the number", what);
+		ktap_skip("syscall user dispatch needs GENERIC_ENTRY",
+			  "%s: si_arch is the audit arch", what);
+		ktap_skip("syscall user dispatch needs GENERIC_ENTRY",
+			  "%s: the handler's return register is the rolled-back one", what);
+		ktap_skip("syscall user dispatch needs GENERIC_ENTRY",
+			  "%s: the call returns the handler's return register", what);
+		return;
+	}
+	if (sh->v[10])
+		printf("# PR_SET_SYSCALL_USER_DISPATCH failed: errno %ld\n", sh->v[10]);
+	check_end(st, 0, what);
+	ktap_eq(sh->v[7], 1, "%s: one sigsys", what);
+	ktap_eq(sh->v[2], SUD_SI_CODE, "%s: si_code is sys_user_dispatch", what);
+	ktap_eq(sh->v[3], oor_nrs[i].nr, "%s: si_syscall is the number", what);
+	ktap_eq(sh->v[4], TEST_AUDIT_ARCH, "%s: si_arch is the audit arch", what);
+	ktap_eq(sh->v[5], want_ret,
+		"%s: the handler's return register is the rolled-back one", what);
+	ktap_eq(sh->v[0], want_ret,
+		"%s: the call returns the handler's return register", what);
+}
+
+static void test_oor(void)
+{
+	int a, i;
+
+	for (i = 0; i < OOR_NRS; i++)
+		for (a = 0; a < OOR_ACTIONS; a++)
+			oor_check(a, i);
+	for (i = 0; i < OOR_NRS; i++)
+		oor_sud_check(i);
+}
+
+/* per number: kill 2, trap 8, errno 2, trace 2, allow 2; dispatch */
+#define OOR_RESULTS	(OOR_NRS * (2 + 8 + 2 + 2 + 2 + OOR_SUD_CHECKS))
+
 /* ---- 6. TSYNC while a thread sits in its syscall-entry stop ----------- */
 
 /*
@@ -2408,8 +2660,8 @@ int main(void)
 
 	ktap_plan(NOTIF_RESULTS + ACTION_RESULTS + FIELD_RESULTS +
 		  CACHE_RESULTS + TRACE_RESULTS + BYPASS_RESULTS +
-		  PREC_RESULTS + SUD_RESULTS + TSTOP_RESULTS + FAST_RESULTS +
-		  SUSPEND_RESULTS);
+		  PREC_RESULTS + SUD_RESULTS + OOR_RESULTS + TSTOP_RESULTS +
+		  FAST_RESULTS + SUSPEND_RESULTS);
 	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
 		printf("# PR_GET_SECCOMP failed: errno %d\n", errno);
 	test_notif();
@@ -2420,6 +2672,7 @@ int main(void)
 	test_bypass();
 	test_precedence();
 	test_sud();
+	test_oor();
 	test_tsync_stop();
 	test_fast();
 	test_suspend();

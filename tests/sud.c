@@ -7,15 +7,28 @@
  * with the selector still at BLOCK, a bad selector value kills with SIGSYS,
  * fork and PR_SYS_DISPATCH_OFF turn the mechanism off, and the prctl
  * argument errors.  Kernels without it (EINVAL from the prctl) skip all.
+ *
+ * The vDSO is dispatched like any other code outside the allowed range:
+ * its clock_gettime(), called directly, for a clock it does not serve
+ * itself runs its syscall fallback, which at BLOCK raises SIGSYS
+ * (clock_gettime's number, a call address inside the vDSO) and returns
+ * the handler's value; only the kernel's sigreturn trampoline is exempt, so
+ * a handler returning through it with BLOCK still set gets back into the
+ * vDSO function (not on x86_64, which has no kernel trampoline).  Without
+ * a vDSO (AArch32 tasks without CONFIG_COMPAT_VDSO) those checks skip.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <elf.h>
+#include <link.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include <linux/audit.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -157,8 +170,9 @@ asm(
 #define SUD_RET(uc)			((uc)->uc_mcontext.arm_r0)
 /*
  * glibc's arm sigaction() sets SA_RESTORER with its own restorer in libc's
- * text, and only x86 exempts a vdso sigreturn.  (The arm64 kernel in 6.12
- * has no syscall user dispatch at all: everything skips there.)
+ * text, which no kernel exempts (arm64 exempts the sigpage's trampolines,
+ * used without SA_RESTORER).  (The arm64 kernel in 6.12 has no syscall
+ * user dispatch at all: everything skips there.)
  */
 #define SUD_DEFAULT_SIGRETURN_EXEMPT	0
 #define SUD_COMPAT			1
@@ -229,11 +243,12 @@ HIDDEN void sud_outside_restorer(void);
 #define N_OUTSIDE_CHECKS 0
 #endif
 #ifdef SUD_KERNEL_TRAMPOLINE
-#define N_TRAMPOLINE_CHECKS 1
+#define N_TRAMPOLINE_CHECKS 2
 #else
 #define N_TRAMPOLINE_CHECKS 0
 #endif
-#define N_CHECKS (25 + N_OUTSIDE_CHECKS + N_TRAMPOLINE_CHECKS)
+#define N_VDSO_CHECKS 6
+#define N_CHECKS (25 + N_OUTSIDE_CHECKS + N_TRAMPOLINE_CHECKS + N_VDSO_CHECKS)
 
 /* Set when the prctl says EINVAL: every check is then a skip. */
 static int unsupported;
@@ -249,6 +264,130 @@ static volatile char selector;
 static volatile int sigsys_count, reset_selector = 1;
 static volatile long si_code_seen, si_nr_seen, si_errno_seen, si_arch_seen;
 static void *volatile si_addr_seen;
+
+/*
+ * The vDSO's clock_gettime: x86_64's __vdso_clock_gettime and arm64's
+ * __kernel_clock_gettime (__kernel_timespec), the ia32 and AArch32 vDSOs'
+ * __vdso_clock_gettime (old_timespec32): two longs each.  The generic
+ * vDSO (lib/vdso/gettimeofday.c, __cvdso_clock_gettime_common()) serves
+ * only VDSO_HRES, VDSO_COARSE and VDSO_RAW clocks (include/vdso/datapage.h)
+ * and returns anything else, such as CLOCK_PROCESS_CPUTIME_ID, to the
+ * architecture's clock_gettime_fallback() or clock_gettime32_fallback():
+ * x86_64's syscall, arm64's svc #0 (asm/vdso/gettimeofday.h), ia32's call
+ * of __kernel_vsyscall (int $0x80, sysenter or syscall, each returning to
+ * int80_landing_pad in the vDSO), AArch32's swi #0
+ * (asm/vdso/compat_gettimeofday.h), each with the ABI's __NR_clock_gettime
+ * (ia32's __vdso_clock_gettime64 would use __NR_clock_gettime64).
+ */
+#if defined(__x86_64__) || defined(__i386__) || defined(__arm__)
+#define VDSO_CLOCK_GETTIME	"__vdso_clock_gettime"
+#else
+#define VDSO_CLOCK_GETTIME	"__kernel_clock_gettime"
+#endif
+#define VDSO_FALLBACK_CLOCK	CLOCK_PROCESS_CPUTIME_ID
+
+typedef int (*vdso_clock_gettime_t)(clockid_t clk, long ts[2]);
+
+static struct {
+	uintptr_t start, end;	/* the vDSO's loaded segments */
+	vdso_clock_gettime_t clock_gettime;
+	const char *why;	/* why clock_gettime is NULL */
+} vdso = { .why = "vDSO not looked up" };
+
+/* Find VDSO_CLOCK_GETTIME in the vDSO's dynamic symbol table. */
+static void vdso_find(void)
+{
+	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const ElfW(Phdr) *ph;
+	const ElfW(Dyn) *d;
+	const ElfW(Sym) *symtab = NULL;
+	const char *strtab = NULL;
+	const uint32_t *hash = NULL, *gnu_hash = NULL;
+	uintptr_t bias = 0, dyn_vaddr = 0;
+	unsigned long nsyms = 0, i;
+	int have_load = 0, have_dyn = 0;
+
+	if (!eh) {
+		vdso.why = "no vDSO mapped (AT_SYSINFO_EHDR absent)";
+		return;
+	}
+	ph = (const void *)((const char *)eh + eh->e_phoff);
+	vdso.start = UINTPTR_MAX;
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD) {
+			if (!have_load) {
+				bias = (uintptr_t)eh + ph[i].p_offset - ph[i].p_vaddr;
+				have_load = 1;
+			}
+			if (bias + ph[i].p_vaddr < vdso.start)
+				vdso.start = bias + ph[i].p_vaddr;
+			if (bias + ph[i].p_vaddr + ph[i].p_memsz > vdso.end)
+				vdso.end = bias + ph[i].p_vaddr + ph[i].p_memsz;
+		} else if (ph[i].p_type == PT_DYNAMIC) {
+			dyn_vaddr = ph[i].p_vaddr;
+			have_dyn = 1;
+		}
+	}
+	if (!have_load || !have_dyn) {
+		vdso.why = "vDSO without PT_LOAD or PT_DYNAMIC";
+		return;
+	}
+	for (d = (const void *)(bias + dyn_vaddr); d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_SYMTAB)
+			symtab = (const void *)(bias + d->d_un.d_ptr);
+		else if (d->d_tag == DT_STRTAB)
+			strtab = (const void *)(bias + d->d_un.d_ptr);
+		else if (d->d_tag == DT_HASH)
+			hash = (const void *)(bias + d->d_un.d_ptr);
+		else if (d->d_tag == DT_GNU_HASH)
+			gnu_hash = (const void *)(bias + d->d_un.d_ptr);
+	}
+	if (hash) {
+		nsyms = hash[1];	/* nchain */
+	} else if (gnu_hash) {
+		/* The highest symbol index in a bucket, then to its chain's end. */
+		uint32_t nbuckets = gnu_hash[0], symoffset = gnu_hash[1];
+		const uint32_t *buckets = (const void *)((const ElfW(Addr) *)
+					  (gnu_hash + 4) + gnu_hash[2]);
+		const uint32_t *chain = buckets + nbuckets;
+		uint32_t max = 0;
+
+		for (i = 0; i < nbuckets; i++)
+			if (buckets[i] > max)
+				max = buckets[i];
+		if (max >= symoffset) {
+			while (!(chain[max - symoffset] & 1))
+				max++;
+			nsyms = max + 1;
+		} else {
+			nsyms = symoffset;
+		}
+	}
+	if (!symtab || !strtab || !nsyms) {
+		vdso.why = "vDSO without a dynamic symbol table";
+		return;
+	}
+	for (i = 0; i < nsyms; i++) {
+		if (symtab[i].st_shndx == SHN_UNDEF ||
+		    strcmp(strtab + symtab[i].st_name, VDSO_CLOCK_GETTIME))
+			continue;
+		/* The value keeps an AArch32 Thumb function's bit 0. */
+		vdso.clock_gettime = (vdso_clock_gettime_t)
+				     (bias + symtab[i].st_value);
+		return;
+	}
+	vdso.why = "no " VDSO_CLOCK_GETTIME " in the vDSO";
+}
+
+/* Checks of the vDSO: skipped without dispatch or without the function. */
+#define VEQ(got, want, name) do {					\
+	if (unsupported)						\
+		ktap_skip("unsupported on this kernel", name);		\
+	else if (!vdso.clock_gettime)					\
+		ktap_skip(vdso.why, name);				\
+	else								\
+		ktap_eq(got, want, name);				\
+} while (0)
 
 /* Runs with the selector possibly at BLOCK: no syscalls in here. */
 static void on_sigsys(int sig, siginfo_t *si, void *ctx)
@@ -361,6 +500,46 @@ static int child_restorer_sigreturn(void (*restorer)(void))
 }
 #endif
 
+#ifdef SUD_KERNEL_TRAMPOLINE
+/*
+ * Child: the vDSO's clock_gettime fallback at BLOCK, the SIGSYS handler
+ * installed without SA_RESTORER and returning with BLOCK still set.  The
+ * fallback's syscall is dispatched, the trampoline's rt_sigreturn is not,
+ * and the vDSO function returns the handler's value: exit 0.  4: no SIGSYS
+ * (or more than one), 5: another syscall number, 6: another return value;
+ * killed by SIGSYS if the trampoline's rt_sigreturn was dispatched (SIGSYS
+ * is blocked in its own handler, so the forced signal kills).
+ */
+static int child_vdso_trampoline(void)
+{
+	struct ksigaction ka;
+	long ts[2];
+	pid_t pid;
+	int r;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		ktap_alarm(10);
+		memset(&ka, 0, sizeof(ka));
+		ka.handler = on_sigsys;
+		ka.flags = SA_SIGINFO;
+		if (syscall(SYS_rt_sigaction, SIGSYS, &ka, NULL, 8))
+			_exit(3);
+		if (sud_on(&selector))
+			_exit(2);
+		reset_selector = 0;
+		sigsys_count = 0;
+		selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+		r = vdso.clock_gettime(VDSO_FALLBACK_CLOCK, ts);
+		selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+		_exit(sigsys_count != 1 ? 4 : si_nr_seen != SYS_clock_gettime ? 5 :
+		      r != MARK ? 6 : 0);
+	}
+	return wait_child(pid);
+}
+#endif
+
 /* Child: a selector value other than ALLOW and BLOCK. */
 static int child_bad_selector(void)
 {
@@ -427,7 +606,7 @@ static int child_after_fork(void)
 int main(void)
 {
 	struct ksigaction ka, old;
-	long pid, r;
+	long pid, r, ts[2];
 	int err, count;
 
 	ktap_plan(N_CHECKS);
@@ -480,6 +659,49 @@ int main(void)
 	EQ(sigsys_count, 0, "no SIGSYS for the allowed range");
 
 	/*
+	 * The vDSO lies outside the allowed range: its clock_gettime()
+	 * fallback syscall runs at ALLOW and is dispatched at BLOCK (the
+	 * handler sets ALLOW and puts MARK in the return register).
+	 */
+	vdso_find();
+	if (vdso.clock_gettime)
+		printf("# vdso: " VDSO_CLOCK_GETTIME " at %p, segments [%#lx, %#lx)\n",
+		       (void *)vdso.clock_gettime, (unsigned long)vdso.start,
+		       (unsigned long)vdso.end);
+	else
+		printf("# vdso: %s\n", vdso.why);
+	r = -1;
+	count = -1;
+	if (!unsupported && vdso.clock_gettime) {
+		sigsys_count = 0;
+		r = vdso.clock_gettime(VDSO_FALLBACK_CLOCK, ts);
+		if (sigsys_count)
+			r = -1000 - sigsys_count;
+	}
+	VEQ(r, 0, "vdso clock_gettime fallback runs with selector allow");
+	if (!unsupported && vdso.clock_gettime) {
+		sigsys_count = 0;
+		si_code_seen = -1;
+		si_nr_seen = -1;
+		si_addr_seen = NULL;
+		selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+		r = vdso.clock_gettime(VDSO_FALLBACK_CLOCK, ts);
+		count = sigsys_count;
+		selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+		if ((uintptr_t)si_addr_seen - vdso.start >= vdso.end - vdso.start)
+			printf("# si_call_addr %p outside the vdso [%#lx, %#lx)\n",
+			       si_addr_seen, (unsigned long)vdso.start,
+			       (unsigned long)vdso.end);
+	}
+	VEQ(count, 1, "vdso clock_gettime fallback raises SIGSYS with selector block");
+	VEQ(si_code_seen, SUD_SI_CODE, "vdso fallback: si_code is SYS_USER_DISPATCH");
+	VEQ(si_nr_seen, SYS_clock_gettime,
+		"vdso fallback: si_syscall is clock_gettime");
+	VEQ((uintptr_t)si_addr_seen - vdso.start < vdso.end - vdso.start, 1,
+		"vdso fallback: si_call_addr lies in the vdso");
+	VEQ(r, MARK, "vdso clock_gettime returns the handler's value");
+
+	/*
 	 * The handler returns with BLOCK still set, through a restorer in
 	 * the allowed range: its rt_sigreturn is not intercepted.
 	 */
@@ -511,6 +733,8 @@ int main(void)
 #ifdef SUD_KERNEL_TRAMPOLINE
 	EQ(child_restorer_sigreturn(NULL), 100,
 		"sigreturn through the kernel's trampoline (no SA_RESTORER) with selector block");
+	VEQ(child_vdso_trampoline(), 100,
+		"vdso fallback dispatched, handler returns through the kernel's trampoline with selector block");
 #endif
 
 	EQ(child_bad_selector(), SIGSYS,

@@ -4,6 +4,10 @@
  * all six arguments travel in the documented registers, the registers the
  * ABI preserves survive a syscall, SA_RESTART decides between restarting
  * and EINTR, and an interrupted nanosleep resumes through restart_syscall.
+ * The numbers past the table (tests/oor_nr.h: -1, NR_syscalls,
+ * NR_syscalls+1, on x86_64 an x32 number) with no syscall work: -ENOSYS in
+ * the return register, every other register, the flags and the stack
+ * pointer as the ABI leaves them.
  * Built 32-bit (ia32, AArch32) the same checks run against the compat entry.
  */
 #define _GNU_SOURCE
@@ -21,6 +25,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "ktap.h"
+#include "oor_nr.h"
 #include "regs.h"
 
 /* ---- architecture specifics ---------------------------------------- */
@@ -435,6 +440,70 @@ static void test_arm_private(void)
 
 #define ARM_PRIV_RESULTS	(4 + 7 + 8 + 6)
 
+/* ---- 1c. numbers past the syscall table ----------------------------- */
+
+/*
+ * Each number of oor_nrs[] with no syscall work, through libc's syscall()
+ * (ia32: glibc enters through the vDSO's __kernel_vsyscall,
+ * do_fast_syscall_32()) and through the bare instruction with every
+ * register loaded (ia32: int $0x80, do_int80_emulation()): -ENOSYS, and
+ * nothing else changed but the registers the instruction itself clobbers.
+ *   x86_64: the entry code presets rax to -ENOSYS (PUSH_AND_CLEAR_REGS
+ *     rax=$-ENOSYS); do_syscall_64() calls nothing for -1 and
+ *     __x64_sys_ni_syscall() for the rest (x32 off: do_syscall_x32()
+ *     declines).  ia32: both entries preset eax the same way, and
+ *     do_syscall_32_irqs_on() calls nothing for -1, __ia32_sys_ni_syscall()
+ *     past IA32_NR_syscalls.
+ *   arm64, AArch32: el0_svc_common() presets x0 only with entry work;
+ *     without it invoke_syscall() takes the number unsigned, past sc_nr,
+ *     and do_ni_syscall() returns -ENOSYS (AArch32: compat_arm_syscall()
+ *     first, -ENOSYS below __ARM_NR_COMPAT_END for the int number).
+ * Both trees alike (arch/x86/entry/common.c is the same; the series'
+ * el0_svc_common() reads the work from syscall_work, its no-work path is
+ * still invoke_syscall()).
+ */
+static void test_out_of_range(void)
+{
+	unsigned long in[NR_SLOTS], out[NR_SLOTS];
+	int i, r, bad;
+	long ret;
+
+	for (i = 0; i < OOR_NRS; i++) {
+		const char *name = oor_nrs[i].name;
+
+		errno = 0;
+		ret = syscall(oor_nrs[i].nr);
+		if (ret != -1)
+			printf("# syscall(%s) returned %ld\n", name, ret);
+		ktap_eq(ret == -1 ? errno : 0, ENOSYS,
+			"syscall(%s): libc syscall() fails with ENOSYS", name);
+
+		for (r = 0; r < NR_GPRS; r++)
+			in[r] = REG_INIT(r);
+		in[REG_NR] = oor_nrs[i].nr;
+		in[REG_FLAGS] = FLAGS_PATTERN;
+		memset(out, 0, sizeof(out));
+		abi_regs_syscall(in, out);
+		ktap_eq((long)out[REG_RET], -ENOSYS,
+			"syscall(%s): -ENOSYS in the return register", name);
+		bad = 0;
+		for (r = 0; r < NR_GPRS; r++) {
+			if (REG_CLOBBERED(r) || out[r] == in[r])
+				continue;
+			printf("# syscall(%s): %s: got %#lx, expected %#lx\n",
+			       name, reg_names[r], out[r], in[r]);
+			bad++;
+		}
+		ktap_eq(bad, 0, "syscall(%s): preserved registers survive", name);
+		ktap_eq(out[REG_FLAGS] & FLAGS_MASK, FLAGS_PATTERN,
+			"syscall(%s): arithmetic flags survive", name);
+		ktap_eq(out[REG_SP], in[REG_SP],
+			"syscall(%s): stack pointer survives", name);
+	}
+}
+
+#define OOR_RESULTS	(5 * OOR_NRS)
+
 /* ---- 2. registers -------------------------------------------------- */
 
 static void test_return_register(void)
@@ -807,12 +876,13 @@ out:
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
-	ktap_plan(29 + SIGILL_RESULTS + ARM_PRIV_RESULTS);
+	ktap_plan(29 + SIGILL_RESULTS + ARM_PRIV_RESULTS + OOR_RESULTS);
 	test_enosys();			/* 6 */
 #ifdef NR_SIGILL_FROM
 	test_sigill();			/* 1 */
 #endif
 	test_arm_private();		/* ARM_PRIV_RESULTS */
+	test_out_of_range();		/* OOR_RESULTS */
 	test_return_register();		/* 2 */
 	test_six_args();		/* 4 */
 	test_preserved();		/* 4 */
