@@ -12,7 +12,8 @@
  *    prepare_task_switch() -> rseq_preempt() alone aborts the critical
  *    section, and cpu_id_start, overwritten by the program, is rewritten on
  *    the next return to user; a syscall that does not schedule leaves it;
- *    a signal delivery and membarrier's RSEQ command rewrite it too;
+ *    a signal delivery and membarrier's RSEQ command rewrite it too, task
+ *    work run by the resume handler (a deferred fput) does not;
  *  - rseq_syscall() (CONFIG_DEBUG_RSEQ, unless booted with rseq_debug=0)
  *    on syscall exit: SIGSEGV when the return ip of a syscall is inside the
  *    critical section of rseq_cs, none when it is the post-commit ip or
@@ -895,7 +896,7 @@ int main(int argc, char **argv)
 	/* child_exec_register()'s new image: exit with the errno, 0 if none. */
 	if (argc > 1 && !strcmp(argv[1], "--register-after-exec"))
 		return rseq_err(&areas[0], TEST_RSEQ_ORIG_SIZE, 0, TEST_RSEQ_SIG);
-	ktap_plan(66);
+	ktap_plan(67);
 
 	main_tid = syscall(SYS_gettid);
 	nconf = sysconf(_SC_NPROCESSORS_CONF);
@@ -1042,6 +1043,31 @@ int main(int argc, char **argv)
 		printf("# %d attempts preempted around the syscall\n", i);
 	ktap_eq(marker, 0xdeadbeef,
 		"cpu_id_start keeps a user value across a syscall without preemption");
+
+	/*
+	 * TIF_NOTIFY_RESUME raised for other work runs no rseq work: the last
+	 * close() of a pipe defers its fput() to task work, which the resume
+	 * handler runs on the way out.  6.12 rewrote the IDs then too; the
+	 * series looks at rseq only for its events or a signal (patch 25).
+	 */
+	for (i = 0; i < 100; i++) {
+		int fds[2];
+
+		if (pipe(fds)) {
+			printf("# pipe: %s\n", strerror(errno));
+			break;
+		}
+		close(fds[0]);
+		RS->cpu_id_start = 0xdeadbeef;
+		close(fds[1]);
+		marker = RS->cpu_id_start;
+		if (marker == 0xdeadbeef)
+			break;
+	}
+	if (i)
+		printf("# %d attempts preempted around the close\n", i);
+	ktap_eq(marker, 0xdeadbeef,
+		"cpu_id_start keeps a user value across task work (a deferred fput)");
 
 	/*
 	 * The other points where tcmalloc relies on the rewrite: a signal
