@@ -13,7 +13,7 @@
  *    section, and cpu_id_start, overwritten by the program, is rewritten on
  *    the next return to user; a syscall that does not schedule leaves it;
  *    a signal delivery and membarrier's RSEQ command rewrite it too, task
- *    work run by the resume handler (a deferred fput) does not;
+ *    work run by the resume handler (dup2()'s deferred fput) does not;
  *  - rseq_syscall() (CONFIG_DEBUG_RSEQ, unless booted with rseq_debug=0)
  *    on syscall exit: SIGSEGV when the return ip of a syscall is inside the
  *    critical section of rseq_cs, none when it is the post-commit ip or
@@ -1045,10 +1045,12 @@ int main(int argc, char **argv)
 		"cpu_id_start keeps a user value across a syscall without preemption");
 
 	/*
-	 * TIF_NOTIFY_RESUME raised for other work runs no rseq work: the last
-	 * close() of a pipe defers its fput() to task work, which the resume
-	 * handler runs on the way out.  6.12 rewrote the IDs then too; the
-	 * series looks at rseq only for its events or a signal (patch 25).
+	 * TIF_NOTIFY_RESUME raised for other work runs no rseq work: dup2()
+	 * onto the last descriptor of a pipe's write end closes it with
+	 * filp_close(), whose fput() is task work, which the resume handler
+	 * runs on the way out (close() itself puts the file synchronously).
+	 * 6.12 rewrote the IDs then too; the series looks at rseq only for
+	 * its events or a signal (patch 25).
 	 */
 	for (i = 0; i < 100; i++) {
 		int fds[2];
@@ -1057,15 +1059,16 @@ int main(int argc, char **argv)
 			printf("# pipe: %s\n", strerror(errno));
 			break;
 		}
-		close(fds[0]);
 		RS->cpu_id_start = 0xdeadbeef;
-		close(fds[1]);
+		dup2(fds[0], fds[1]);
 		marker = RS->cpu_id_start;
+		close(fds[0]);
+		close(fds[1]);
 		if (marker == 0xdeadbeef)
 			break;
 	}
 	if (i)
-		printf("# %d attempts preempted around the close\n", i);
+		printf("# %d attempts preempted around the dup2\n", i);
 	ktap_eq(marker, 0xdeadbeef,
 		"cpu_id_start keeps a user value across task work (a deferred fput)");
 
