@@ -468,29 +468,40 @@ static int child_default_sigreturn(void)
 
 #if defined(SUD_OUTSIDE_RESTORER) || defined(SUD_KERNEL_TRAMPOLINE)
 /*
+ * In a forked child: the SIGSYS handler installed with restorer (NULL: no
+ * SA_RESTORER), dispatch on, the handler's counters reset; exits 3 or 2
+ * when the sigaction or the prctl fails.
+ */
+static void child_sigsys_setup(void (*restorer)(void))
+{
+	struct ksigaction ka;
+
+	ktap_alarm(10);
+	memset(&ka, 0, sizeof(ka));
+	ka.handler = on_sigsys;
+	ka.flags = SA_SIGINFO | (restorer ? TEST_SA_RESTORER : 0);
+	ka.restorer = restorer;
+	if (syscall(SYS_rt_sigaction, SIGSYS, &ka, NULL, 8))
+		_exit(3);
+	if (sud_on(&selector))
+		_exit(2);
+	reset_selector = 0;
+	sigsys_count = 0;
+}
+
+/*
  * Child: the SIGSYS handler, installed with restorer (NULL: no
  * SA_RESTORER), returns with BLOCK set.
  */
 static int child_restorer_sigreturn(void (*restorer)(void))
 {
-	struct ksigaction ka;
 	long r;
 	pid_t pid;
 
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
-		ktap_alarm(10);
-		memset(&ka, 0, sizeof(ka));
-		ka.handler = on_sigsys;
-		ka.flags = SA_SIGINFO | (restorer ? TEST_SA_RESTORER : 0);
-		ka.restorer = restorer;
-		if (syscall(SYS_rt_sigaction, SIGSYS, &ka, NULL, 8))
-			_exit(3);
-		if (sud_on(&selector))
-			_exit(2);
-		reset_selector = 0;
-		sigsys_count = 0;
+		child_sigsys_setup(restorer);
 		selector = SYSCALL_DISPATCH_FILTER_BLOCK;
 		r = sud_syscall(SYS_getpid);
 		selector = SYSCALL_DISPATCH_FILTER_ALLOW;
@@ -512,7 +523,6 @@ static int child_restorer_sigreturn(void (*restorer)(void))
  */
 static int child_vdso_trampoline(void)
 {
-	struct ksigaction ka;
 	long ts[2];
 	pid_t pid;
 	int r;
@@ -520,16 +530,7 @@ static int child_vdso_trampoline(void)
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
-		ktap_alarm(10);
-		memset(&ka, 0, sizeof(ka));
-		ka.handler = on_sigsys;
-		ka.flags = SA_SIGINFO;
-		if (syscall(SYS_rt_sigaction, SIGSYS, &ka, NULL, 8))
-			_exit(3);
-		if (sud_on(&selector))
-			_exit(2);
-		reset_selector = 0;
-		sigsys_count = 0;
+		child_sigsys_setup(NULL);
 		selector = SYSCALL_DISPATCH_FILTER_BLOCK;
 		r = vdso.clock_gettime(VDSO_FALLBACK_CLOCK, ts);
 		selector = SYSCALL_DISPATCH_FILTER_ALLOW;
