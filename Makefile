@@ -2,7 +2,7 @@
 #
 #   make run    [ARCH=arm64|x86_64]    build and boot the series, short report
 #   make shell  [ARCH=...]             build, then boot into a shell in the guest
-#   make test                          both architectures, every test, pass/fail
+#   make test  [FLAVOUR=kasan]         both architectures, every test, pass/fail
 #   make build  [ARCH=...|all]         only build the kernel(s)
 #   make retest [ARCH=...] [ONLY=prog] rebuild only the tests, boot the last kernel
 #   make tree | export | series-status the patch-series workflow
@@ -11,7 +11,7 @@
 #   make bench  [ARCH=...]             instruction counts, base against series
 #   make deps                          install the Debian packages needed
 #
-# Variables: ARCH (default arm64), FLAVOUR (debug, the default, or prod), VARIANT
+# Variables: ARCH (default arm64), FLAVOUR (debug, the default, kasan or prod), VARIANT
 # (series|base), CC=gcc or TOOLCHAIN=gcc for gcc instead of clang-16,
 # CACHE (default ~/.cache/entry-lab), OUT (default ./out).
 
@@ -57,7 +57,9 @@ run: deps
 	@$(S)/run.sh $(ARCH) $(FLAVOUR) $(VARIANT)
 
 test: deps
-	@$(S)/test.sh debug series $(ALL_ARCHS)
+	@case "$(FLAVOUR)" in debug|kasan) ;; *) \
+		echo "error: make test runs FLAVOUR=debug (the default) or FLAVOUR=kasan, not '$(FLAVOUR)'" >&2; exit 2;; esac
+	@$(S)/test.sh $(FLAVOUR) series $(ALL_ARCHS)
 
 shell: deps
 	@$(S)/shell.sh $(ARCH) $(FLAVOUR) $(VARIANT)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # build.sh ARCH FLAVOUR VARIANT: configure and build a kernel out of tree.
-#   FLAVOUR  debug (make test) or prod (bench); selects configs/FLAVOUR*.config
+#   FLAVOUR  debug (make test), kasan (debug with KASAN) or prod (bench);
+#            selects configs/FLAVOUR*.config, after those of the flavour it
+#            names in an "# extends: FLAVOUR" first line
 #   VARIANT  series or base (see source.sh)
 # TOOLCHAIN=llvm (clang-16, default) or gcc.  Prints the object directory.
 . "$(dirname "$0")/lib.sh"
@@ -12,6 +14,14 @@ toolchain=${TOOLCHAIN:-llvm}
 check_arch "$arch"
 [ -f "${TOP}/configs/${flavour}.config" ] ||
 	die "unknown config flavour '$flavour' (no configs/${flavour}.config)"
+# The flavours whose fragments apply, the one it extends first.
+chain=() f=$flavour
+while [ -n "$f" ]; do
+	[ -f "${TOP}/configs/$f.config" ] || die "configs/${chain[0]}.config extends '$f', which has no configs/$f.config"
+	[[ " ${chain[*]} " != *" $f "* ]] || die "configs/$f.config: the flavours extend each other in a loop"
+	chain=("$f" "${chain[@]}")
+	f=$(sed -n '1s/^# extends: *\([A-Za-z0-9_-]*\).*/\1/p' "${TOP}/configs/$f.config")
+done
 
 karch=$(arch_get "$arch" karch)
 image=$(arch_get "$arch" image)
@@ -42,14 +52,21 @@ kmake=(make -s -C "$src" O="$obj" ARCH="$karch" "${kmake[@]}")
 # check.sh runs extra targets in this object directory with the same make.
 printf '%q ' "${kmake[@]}" >"$obj/kmake.args"
 
-# Fragments in a fixed order: common, architecture, flavour, flavour+arch,
-# and for the series flavour+series: options the series itself adds.
+# Fragments in a fixed order: common, architecture, then per flavour (the
+# extended one first) flavour and flavour+arch, and for the series
+# flavour+series: options the series itself adds.
 frags=()
-for f in common "$arch" "$flavour" "${flavour}-${arch}"; do
+for f in common "$arch"; do
 	[ -f "${TOP}/configs/$f.config" ] && frags+=("${TOP}/configs/$f.config")
 done
-sfrag=${TOP}/configs/${flavour}-series.config
-if [ "$variant" = series ] && [ -f "$sfrag" ]; then
+for fl in "${chain[@]}"; do
+	for f in "$fl" "${fl}-${arch}"; do
+		[ -f "${TOP}/configs/$f.config" ] && frags+=("${TOP}/configs/$f.config")
+	done
+done
+for fl in "${chain[@]}"; do
+	sfrag=${TOP}/configs/${fl}-series.config
+	[ "$variant" = series ] && [ -f "$sfrag" ] || continue
 	if [ -n "${SERIES_UPTO:-}" ]; then
 		# A prefix of the series (bisect-check) may not define them yet:
 		# keep those whose symbol its Kconfig files define.
@@ -58,11 +75,11 @@ if [ "$variant" = series ] && [ -f "$sfrag" ]; then
 			[ -z "$sym" ] || grep -rqE --include='Kconfig*' "^[[:space:]]*(menu)?config $sym\$" "$src" ||
 				continue
 			printf '%s\n' "$line"
-		done <"$sfrag" >"$obj/series-prefix.config"
-		sfrag=$obj/series-prefix.config
+		done <"$sfrag" >"$obj/series-prefix-$fl.config"
+		sfrag=$obj/series-prefix-$fl.config
 	fi
 	frags+=("$sfrag")
-fi
+done
 "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "${frags[@]}" >"$obj/merge.log" 2>&1 ||
 	{ cat "$obj/merge.log" >&2; die "merge_config.sh failed"; }
 mv "$obj/.config" "$obj/requested.config"

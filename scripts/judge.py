@@ -6,7 +6,9 @@ the guest init's (each test program one subtest), after the init's
 "entry-lab: userspace start" line.  Both are parsed with the base tree's
 KUnit parser (tools/testing/kunit/kunit_parser.py, what `kunit.py parse`
 runs).  A guest that panics, oopses, warns, hangs or never prints its KTAP plan
-adds a FAIL result named after the reason.
+adds a FAIL result named after the reason; KASAN reports are expected
+only inside kasan_test's suite (FLAVOUR=kasan), whose own results say
+whether each came.
 
 The kselftest directives the parser ignores are mapped here: "ok ... #
 XFAIL" becomes status XFAIL, which must be listed in tests/expected.tbl
@@ -65,8 +67,16 @@ FAULTS = [
     (r'INFO: task .* blocked for more than', 'hung task'),
 ]
 
+# kasan_test (FLAVOUR=kasan) makes bad accesses on purpose: a KASAN report
+# inside its KUnit suite is its subject (its own results say whether each
+# came), and so is the taint the reports set; one anywhere else fails.
+KASAN_REPORT = re.compile(r'BUG: KASAN: ')
+KASAN_SUITE_START = re.compile(r'\s*# Subtest: kasan$')
+KASAN_SUITE_END = re.compile(r'(not )?ok \d+ kasan( #.*)?$')
+
 # The kernel's taint flags (kernel/panic.c taint_flags[]), bit by bit.
 TAINT_LETTERS = 'PFSRMBUDAWCIOELKXTN'
+TAINT_BAD_PAGE = 5  # B: every KASAN report (mm/kasan/report.c end_report())
 TAINT_TEST = 18  # N: KUnit taints the kernel whenever it runs a suite
 TAINTED = re.compile(r'entry-lab: tainted (.*)')
 DEBUG_LOCKS = re.compile(r'entry-lab: debug_locks (.*)')
@@ -264,9 +274,21 @@ def taint_letters(mask):
     return letters
 
 
-def kernel_state(lines, config):
+def kasan_suite(lines):
+    """(first, last) line of kasan_test's KUnit suite, or None."""
+    first = next((i for i, l in enumerate(lines) if KASAN_SUITE_START.match(l)), None)
+    if first is None:
+        return None
+    last = next((i for i in range(first, len(lines)) if KASAN_SUITE_END.match(lines[i])),
+                len(lines) - 1)
+    return first, last
+
+
+def kernel_state(lines, config, kasan_tested=False):
     """The init's end-of-run lines: (results, problems).  Each problem
-    fails the run; the results record the checks that passed."""
+    fails the run; the results record the checks that passed.  With
+    KASAN_TESTED (kasan_test's reports, all inside its suite) the taint
+    KASAN's reports set is expected."""
     results, problems = [], []
     tainted = [m.group(1).strip() for m in map(TAINTED.match, lines) if m]
     if not tainted:
@@ -276,13 +298,17 @@ def kernel_state(lines, config):
     else:
         mask = int(tainted[-1])
         allowed = 1 << TAINT_TEST if 'CONFIG_KUNIT' in config else 0
+        if kasan_tested:
+            allowed |= 1 << TAINT_BAD_PAGE
         if mask & ~allowed:
             problems.append(f'the kernel is tainted: {taint_letters(mask & ~allowed)} '
                             f'(/proc/sys/kernel/tainted {mask}, see '
                             'Documentation/admin-guide/tainted-kernels.rst)')
         else:
+            why = {1 << TAINT_TEST: ' (N: KUnit ran)',
+                   1 << TAINT_BAD_PAGE: " (B: kasan_test's reports)"}
             results.append(('PASS', 'end of run: kernel not tainted',
-                            f'tainted {mask}' + (' (N: KUnit ran)' if mask else '')))
+                            f'tainted {mask}' + ''.join(w for b, w in why.items() if mask & b)))
     locks = [m.group(1).strip() for m in map(DEBUG_LOCKS.match, lines) if m]
     if not locks:
         if 'CONFIG_LOCKDEP' in config:
@@ -375,7 +401,12 @@ def main():
 
     results = []
     faults = []
+    kasan = kasan_suite(lines[:start] if start is not None else lines)
+    kasan_tested = False
     for i, l in enumerate(lines):
+        if kasan and kasan[0] < i < kasan[1] and KASAN_REPORT.search(l):
+            kasan_tested = True
+            continue
         for pat, why in FAULTS:
             if re.search(pat, l):
                 faults.append((i, why, l))
@@ -406,7 +437,7 @@ def main():
     # above; what it could not print is not reported again.
     passed = []
     if done:
-        state, missing = kernel_state(lines[start:], config)
+        state, missing = kernel_state(lines[start:], config, kasan_tested)
         passed += state
         problems += missing
     required = load_required(args.required_tbl, args.arch, args.variant, config)

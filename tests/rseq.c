@@ -14,10 +14,17 @@
  *    the next return to user; a syscall that does not schedule leaves it;
  *    a signal delivery and membarrier's RSEQ command rewrite it too, task
  *    work run by the resume handler (dup2()'s deferred fput) does not;
- *  - rseq_syscall() (CONFIG_DEBUG_RSEQ, unless booted with rseq_debug=0)
- *    on syscall exit: SIGSEGV when the return ip of a syscall is inside the
- *    critical section of rseq_cs, none when it is the post-commit ip or
- *    beyond;
+ *  - a sleep in a syscall: rseq_cs is not looked at on its return (a
+ *    valid descriptor stays; 6.12 cleared it), also after a page fault from
+ *    user mode and with the rseq_update tracepoint on, which sends every
+ *    return through the resume handler (tracing changes no outcome: the
+ *    abort on preemption is checked under it too);
+ *  - rseq_syscall() (CONFIG_DEBUG_RSEQ) on syscall exit: SIGSEGV when the
+ *    return ip of a syscall is inside the critical section of rseq_cs, none
+ *    when it is the post-commit ip or beyond; with the checks off (0 in
+ *    <debugfs>/rseq/debug, or rseq_debug=0), what a production kernel
+ *    does: such a syscall returns normally, is not aborted when it switched
+ *    out, and a bad descriptor across a sleep is not looked at;
  *  - a tracer moving the pc into a critical section at the syscall-exit
  *    stop: rseq_syscall() runs before that stop (the base's arm64 ran it
  *    after, with SIGSEGV), so the return to user aborts the critical
@@ -655,13 +662,6 @@ out:
 }
 
 /*
- * Fork a child that issues getppid through rseq_sc() with desc in rseq_cs,
- * retried while a preemption before the syscall aborts it.  The child exits
- * 0 when the syscall returned with no signal pending, 1 on a wrong return
- * value, 2 with a signal pending, 3 when every attempt aborted; a SIGSEGV
- * from rseq_syscall() kills it.
- */
-/*
  * rseq_debug=<bool> on the command line (the last one counts, as
  * kstrtobool() reads it) turns CONFIG_DEBUG_RSEQ's syscall check off.
  */
@@ -685,6 +685,27 @@ static int rseq_debug_off(void)
 	       ((v[0] == 'o' || v[0] == 'O') && (v[1] == 'f' || v[1] == 'F'));
 }
 
+/* fork(), the child with a watchdog of its own (SIGALRM ends it) */
+static pid_t fork_watched(unsigned int seconds)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		signal(SIGALRM, SIG_DFL);
+		ktap_alarm(seconds);
+	}
+	return pid;
+}
+
+/*
+ * Fork a child that issues getppid through rseq_sc() with desc in rseq_cs,
+ * retried while a preemption before the syscall aborts it.  The child exits
+ * 0 when the syscall returned with no signal pending, 1 on a wrong return
+ * value, 2 with a signal pending, 3 when every attempt aborted; a SIGSEGV
+ * from rseq_syscall() kills it.
+ */
 static pid_t fork_rseq_sc(const struct test_rseq_cs *desc)
 {
 	pid_t pid, ppid = getpid();
@@ -692,12 +713,9 @@ static pid_t fork_rseq_sc(const struct test_rseq_cs *desc)
 	long r = 0;
 	int i;
 
-	fflush(stdout);
-	pid = fork();
+	pid = fork_watched(10);
 	if (pid)
 		return pid;
-	signal(SIGALRM, SIG_DFL);
-	ktap_alarm(10);
 	for (i = 0; i < 100; i++) {
 		r = rseq_sc(&RS->rseq_cs, desc, SYS_getppid);
 		if (r != RSEQ_SC_ABORTED)
@@ -714,6 +732,196 @@ static pid_t fork_rseq_sc(const struct test_rseq_cs *desc)
 		_exit(1);
 	}
 	_exit(sigisemptyset(&set) ? 0 : 2);
+}
+
+/*
+ * <debugfs>/rseq/debug, the run-time switch of CONFIG_DEBUG_RSEQ's checks:
+ * its value after writing SET to it (unless SET is -1); -1 without the file
+ * (the base has none).
+ */
+/* The checks run with CONFIG_DEBUG_RSEQ's checks off */
+static const char *const off_checks[] = {
+	"debug checks off: syscall inside a critical section returns normally",
+	"debug checks off: a critical section whose syscall switches out is not aborted",
+	"debug checks off: a bad rseq_cs across a sleep in a syscall is not looked at",
+};
+
+static int rseq_debug_knob(int set)
+{
+	const char *path = "/sys/kernel/debug/rseq/debug";
+	char c = 0;
+	int fd;
+
+	if (set >= 0) {
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			return -1;
+		if (write(fd, set ? "1" : "0", 1) != 1)
+			printf("# write %s: %s\n", path, strerror(errno));
+		close(fd);
+	}
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '1';
+}
+
+/* The rseq_update tracepoint on or off through tracefs: 0 on success. */
+static int trace_rseq_update(int on)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/events/rseq/rseq_update/enable",
+		"/sys/kernel/debug/tracing/events/rseq/rseq_update/enable",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		int fd = open(paths[i], O_WRONLY);
+		int ok;
+
+		if (fd < 0)
+			continue;
+		ok = write(fd, on ? "1" : "0", 1) == 1;
+		close(fd);
+		if (ok)
+			return 0;
+	}
+	printf("# no rseq_update event to turn %s in tracefs\n", on ? "on" : "off");
+	return -1;
+}
+
+/*
+ * cs_desc, a critical section the pc is never in here, in rseq_cs across a
+ * sleep in nanosleep(), after a page fault from user mode if FAULT: 1 when
+ * rseq_cs still holds it after the return, 0 when it was cleared, -1 when
+ * no attempt was clean.  6.12 looked at rseq_cs after every scheduling out
+ * (and cleared this one); the series only after an interrupt or exception
+ * from user mode that led to one, which the page fault did not: the event
+ * it recorded ends when it returns.  An attempt in which the thread was
+ * switched out involuntarily (perhaps in user mode, with rseq_cs set) or
+ * the sleep did not switch it out proves nothing and is made again.
+ */
+static int cs_left_after_sleep(int fault)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	char *page = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int i, r = -1;
+
+	if (page == MAP_FAILED)
+		return -1;
+	for (i = 0; i < 20 && r < 0; i++) {
+		struct timespec ts = { 0, 1000 * 1000 };
+		struct rusage ru0, ru1;
+		uint64_t v;
+
+		/* No page behind it again: the store below faults */
+		madvise(page, psz, MADV_DONTNEED);
+		getrusage(RUSAGE_THREAD, &ru0);
+		if (fault)
+			*(volatile char *)page = 1;
+		RS->rseq_cs = (uintptr_t)&cs_desc;
+		nanosleep(&ts, NULL);
+		v = RS->rseq_cs;
+		RS->rseq_cs = 0;
+		getrusage(RUSAGE_THREAD, &ru1);
+		if (ru1.ru_nivcsw == ru0.ru_nivcsw && ru1.ru_nvcsw != ru0.ru_nvcsw)
+			r = v == (uintptr_t)&cs_desc;
+	}
+	if (i > 1)
+		printf("# %d attempts preempted or not switched out\n", i - 1);
+	munmap(page, psz);
+	return r;
+}
+
+static volatile int spin_stop;
+
+static void *spin_helper(void *arg)
+{
+	pin(*(int *)arg);
+	while (!spin_stop)
+		;
+	return NULL;
+}
+
+/*
+ * Fork a child pinned to CPU with a thread spinning there, which calls
+ * sched_yield() inside the critical section of DESC (rseq_sc()): the call
+ * switches to that thread and back.  The child exits 0 when a call that
+ * switched out returned into the critical section and went on, 1 on a
+ * wrong return value, 3 when every attempt aborted, 4 when no call switched
+ * out.  An abort is retried: a preemption before the call aborts too.
+ */
+static pid_t fork_rseq_yield(const struct test_rseq_cs *desc, int cpu)
+{
+	long r = RSEQ_SC_ABORTED;
+	int i, aborted = 0, switched = 0;
+	pthread_t t;
+	pid_t pid;
+
+	pid = fork_watched(20);
+	if (pid)
+		return pid;
+	pin(cpu);
+	if (pthread_create(&t, NULL, spin_helper, &cpu))
+		_exit(5);
+	for (i = 0; i < 100 && !switched; i++) {
+		struct rusage ru0, ru1;
+
+		getrusage(RUSAGE_THREAD, &ru0);
+		r = rseq_sc(&RS->rseq_cs, desc, SYS_sched_yield);
+		getrusage(RUSAGE_THREAD, &ru1);
+		if (r == RSEQ_SC_ABORTED)
+			aborted++;
+		else if (r)
+			break;
+		else
+			switched = ru1.ru_nivcsw != ru0.ru_nivcsw;
+	}
+	printf("# %d calls, %d aborted\n", i, aborted);
+	if (r && r != RSEQ_SC_ABORTED)
+		_exit(1);
+	_exit(switched ? 0 : r ? 3 : 4);
+}
+
+/*
+ * A child with BAD, a descriptor the kernel rejects, in rseq_cs across a
+ * sleep in nanosleep(): the terminating signal, or 100 + exit status, of
+ * the first attempt that was not switched out involuntarily (from user mode
+ * with rseq_cs set, that looks at it after any kernel); -1 if none was.
+ */
+static int child_bad_cs_sleep(const struct test_rseq_cs *bad)
+{
+	struct rusage ru;
+	int i, status;
+	pid_t pid;
+
+	for (i = 0; i < 20; i++) {
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			return -1;
+		if (!pid) {
+			struct timespec ts = { 0, 1000 * 1000 };
+
+			RS->rseq_cs = (uintptr_t)bad;
+			nanosleep(&ts, NULL);
+			RS->rseq_cs = 0;
+			_exit(0);
+		}
+		if (wait4(pid, &status, 0, &ru) != pid)
+			return -1;
+		if (WIFEXITED(status))
+			return 100 + WEXITSTATUS(status);
+		if (!ru.ru_nivcsw)
+			return WTERMSIG(status);
+		printf("# attempt %d: signal %d after %ld involuntary switches\n",
+		       i, WTERMSIG(status), ru.ru_nivcsw);
+	}
+	return -1;
 }
 
 #if defined(__x86_64__)
@@ -911,7 +1119,7 @@ int main(int argc, char **argv)
 	long nconf, nonln;
 	int pin_cpu, other, r, i;
 	unsigned long long st0[ST_N], st1[ST_N];
-	int have_stats, switched;
+	int have_stats, switched, dbg;
 	uint32_t marker;
 	void *hole;
 	pid_t pid;
@@ -920,7 +1128,7 @@ int main(int argc, char **argv)
 	/* child_exec_register()'s new image: exit with the errno, 0 if none. */
 	if (argc > 1 && !strcmp(argv[1], "--register-after-exec"))
 		return rseq_err(&areas[0], TEST_RSEQ_ORIG_SIZE, 0, TEST_RSEQ_SIG);
-	ktap_plan(67);
+	ktap_plan(74);
 
 	main_tid = syscall(SYS_gettid);
 	nconf = sysconf(_SC_NPROCESSORS_CONF);
@@ -1275,6 +1483,32 @@ int main(int argc, char **argv)
 		   "abort_ip without signature ends in SIGSEGV");
 
 	/*
+	 * A sleep in a syscall with a valid rseq_cs whose critical section the
+	 * pc is outside: 6.12 cleared it on the return, the series leaves it
+	 * (only an interrupt or exception from user mode that scheduled makes
+	 * it look), also when a page fault from user mode came before the
+	 * syscall, and also while the rseq_update tracepoint sends every
+	 * return through the resume handler: tracing does not change what the
+	 * task sees, nor the abort on a preemption.
+	 */
+	ktap_eq(cs_left_after_sleep(0), 1,
+		"rseq_cs is left as it is across a sleep in a syscall");
+	ktap_eq(cs_left_after_sleep(1), 1,
+		"rseq_cs is left as it is across a sleep in a syscall after a page fault");
+	if (trace_rseq_update(1)) {
+		ktap_check(0, "rseq_update traced: rseq_cs is left as it is across a sleep in a syscall");
+		ktap_check(0, "rseq_update traced: critical section aborts on preemption");
+	} else {
+		ktap_eq(cs_left_after_sleep(0), 1,
+			"rseq_update traced: rseq_cs is left as it is across a sleep in a syscall");
+		pin(0);
+		ktap_eq(cs_with_helper(preempt_helper, NULL), 1,
+			"rseq_update traced: critical section aborts on preemption");
+		unpin();
+		trace_rseq_update(0);
+	}
+
+	/*
 	 * rseq_syscall() (CONFIG_DEBUG_RSEQ): SIGSEGV for a syscall whose
 	 * return ip is inside the critical section of rseq_cs.
 	 */
@@ -1282,12 +1516,37 @@ int main(int argc, char **argv)
 	cs_sc.start_ip = (uintptr_t)rseq_sc_start;
 	cs_sc.abort_ip = (uintptr_t)rseq_sc_abort;
 	cs_sc.post_commit_offset = rseq_sc_end - rseq_sc_start;
-	if (rseq_debug_off())
-		ktap_wait(fork_rseq_sc(&cs_sc), 0,
-			  "syscall inside a critical section returns normally with rseq_debug=0");
-	else
+	dbg = rseq_debug_knob(-1);
+	if (dbg < 0 ? !rseq_debug_off() : rseq_debug_knob(1) == 1)
 		ktap_wait(fork_rseq_sc(&cs_sc), -SIGSEGV,
 			  "syscall inside a critical section ends in SIGSEGV");
+	else
+		ktap_skip("booted with rseq_debug=0 and no <debugfs>/rseq/debug",
+			  "syscall inside a critical section ends in SIGSEGV");
+
+	/*
+	 * With the checks off (rseq_debug=0, or 0 written to
+	 * <debugfs>/rseq/debug), what a production kernel does: a syscall
+	 * inside a critical section returns into it; one that switches out
+	 * is not aborted on its return (6.12 aborted it: it read rseq_cs
+	 * after every scheduling out), nor is a bad descriptor across a sleep
+	 * looked at (6.12: SIGSEGV).  The series reads rseq_cs only after an
+	 * interrupt or exception from user mode led to the scheduling out, as
+	 * mainline does (patch 25).
+	 */
+	if (dbg < 0 ? rseq_debug_off() : rseq_debug_knob(0) == 0) {
+		ktap_wait(fork_rseq_sc(&cs_sc), 0, off_checks[0]);
+		ktap_wait(fork_rseq_yield(&cs_sc, pin_cpu), 0, off_checks[1]);
+		bad = cs_desc;
+		bad.version = 1;
+		ktap_eq(child_bad_cs_sleep(&bad), 100, "%s", off_checks[2]);
+	} else {
+		for (i = 0; i < 3; i++)
+			ktap_skip("the checks cannot be turned off: no <debugfs>/rseq/debug",
+				  i < 2 ? "%s: child ended as expected" : "%s", off_checks[i]);
+	}
+	if (dbg >= 0)
+		rseq_debug_knob(dbg);
 	cs_sc.post_commit_offset = rseq_sc_ret - rseq_sc_start;
 	ktap_wait(fork_rseq_sc(&cs_sc), 0,
 		  "syscall ending a critical section returns with no signal pending");
