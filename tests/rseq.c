@@ -852,13 +852,14 @@ static void *spin_helper(void *arg)
  * sched_yield() inside the critical section of DESC (rseq_sc()): the call
  * switches to that thread and back.  The child exits 0 when a call that
  * switched out returned into the critical section and went on, 1 on a
- * wrong return value, 3 when every attempt aborted, 4 when no call switched
- * out.  An abort is retried: a preemption before the call aborts too.
+ * wrong return value, 3 when none did and some aborted, 4 when no call
+ * switched out.  An abort is retried: a preemption before the call aborts
+ * too.
  */
 static pid_t fork_rseq_yield(const struct test_rseq_cs *desc, int cpu)
 {
 	long r = RSEQ_SC_ABORTED;
-	int i, aborted = 0, switched = 0;
+	int i, aborted = 0, returned = 0;
 	pthread_t t;
 	pid_t pid;
 
@@ -868,7 +869,7 @@ static pid_t fork_rseq_yield(const struct test_rseq_cs *desc, int cpu)
 	pin(cpu);
 	if (pthread_create(&t, NULL, spin_helper, &cpu))
 		_exit(5);
-	for (i = 0; i < 100 && !switched; i++) {
+	for (i = 0; i < 100 && !returned; i++) {
 		struct rusage ru0, ru1;
 
 		getrusage(RUSAGE_THREAD, &ru0);
@@ -879,12 +880,12 @@ static pid_t fork_rseq_yield(const struct test_rseq_cs *desc, int cpu)
 		else if (r)
 			break;
 		else
-			switched = ru1.ru_nivcsw != ru0.ru_nivcsw;
+			returned = ru1.ru_nivcsw != ru0.ru_nivcsw;
 	}
 	printf("# %d calls, %d aborted\n", i, aborted);
 	if (r && r != RSEQ_SC_ABORTED)
 		_exit(1);
-	_exit(switched ? 0 : r ? 3 : 4);
+	_exit(returned ? 0 : aborted ? 3 : 4);
 }
 
 /*
