@@ -569,6 +569,66 @@ static void *membarrier_helper(void *arg)
 }
 
 /*
+ * From cpu 1: membarrier's RSEQ command whenever the main thread is in its
+ * critical section, until it is done.
+ */
+static volatile int mb_stop;
+
+static void *membarrier_cs_helper(void *arg)
+{
+	(void)arg;
+	pin(1);
+	while (!mb_stop)
+		if (in_cs && syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+				     0, 0))
+			mb_ret = -errno;
+	return NULL;
+}
+
+/*
+ * On cpu 0, a critical section that nothing ends but an abort, with the
+ * helper above sending membarrier's RSEQ command from cpu 1: 1 when it
+ * aborted without being switched out involuntarily (nothing but the
+ * command's IPI can have aborted it then), 0 when every abort came with
+ * one (a preemption or migration proves nothing), -1 on a setup error or
+ * the watchdog.
+ */
+static int cs_membarrier_abort(void)
+{
+	int i, r = 0;
+	pthread_t t;
+
+	stop = 0;
+	mb_stop = 0;
+	mb_ret = 0;
+	timed_out = 0;
+	pin(0);
+	if (pthread_create(&t, NULL, membarrier_cs_helper, NULL))
+		return -1;
+	ktap_alarm(20);
+	for (i = 0; i < 20 && !r && !timed_out; i++) {
+		struct rusage ru0, ru1;
+
+		getrusage(RUSAGE_THREAD, &ru0);
+		in_cs = 0;
+		if (rseq_spin(&RS->rseq_cs, &cs_desc, &stop, &in_cs) != 1)
+			break;
+		getrusage(RUSAGE_THREAD, &ru1);
+		r = ru1.ru_nivcsw == ru0.ru_nivcsw;
+	}
+	alarm(0);
+	mb_stop = 1;
+	in_cs = 0;
+	pthread_join(t, NULL);
+	unpin();
+	if (i > 1)
+		printf("# %d aborts came with an involuntary switch\n", i - 1);
+	if (mb_ret)
+		printf("# membarrier: %ld\n", mb_ret);
+	return timed_out || mb_ret ? -1 : r;
+}
+
+/*
  * Store a marker in cpu_id_start, start HELPER, spin in user space until it
  * says it is done (or the alarm): what cpu_id_start holds then.
  */
@@ -1129,7 +1189,7 @@ int main(int argc, char **argv)
 	/* child_exec_register()'s new image: exit with the errno, 0 if none. */
 	if (argc > 1 && !strcmp(argv[1], "--register-after-exec"))
 		return rseq_err(&areas[0], TEST_RSEQ_ORIG_SIZE, 0, TEST_RSEQ_SIG);
-	ktap_plan(74);
+	ktap_plan(75);
 
 	main_tid = syscall(SYS_gettid);
 	nconf = sysconf(_SC_NPROCESSORS_CONF);
@@ -1307,10 +1367,13 @@ int main(int argc, char **argv)
 	if (nonln < 2) {
 		ktap_skip("needs two online cpus",
 			  "cpu_id_start is rewritten by membarrier's RSEQ command");
+		ktap_skip("needs two online cpus",
+			  "membarrier's RSEQ command aborts a critical section on another cpu");
 	} else if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ,
 			   0, 0)) {
 		printf("# membarrier register: %s\n", strerror(errno));
 		ktap_check(0, "cpu_id_start is rewritten by membarrier's RSEQ command");
+		ktap_check(0, "membarrier's RSEQ command aborts a critical section on another cpu");
 	} else {
 		pin(0);
 		marker = marker_after(membarrier_helper);
@@ -1319,6 +1382,9 @@ int main(int argc, char **argv)
 			printf("# membarrier: %ld\n", mb_ret);
 		ktap_check(!mb_ret && marker != 0xdeadbeef,
 			   "cpu_id_start is rewritten by membarrier's RSEQ command");
+		/* What the command is for: a restart, on arm64 too */
+		ktap_eq(cs_membarrier_abort(), 1,
+			"membarrier's RSEQ command aborts a critical section on another cpu");
 	}
 
 	if (nonln < 2) {
