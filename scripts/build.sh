@@ -4,7 +4,9 @@
 #            selects configs/FLAVOUR*.config, after those of the flavour it
 #            names in an "# extends: FLAVOUR" first line
 #   VARIANT  series or base (see source.sh)
-# TOOLCHAIN=llvm (clang-16, default) or gcc.  Prints the object directory.
+# TOOLCHAIN=llvm (clang-16, default) or gcc.  OBJECTS=series builds only
+# the objects series_objects (lib.sh) names, not the image (bisect-check).
+# Prints the object directory.
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: build.sh ARCH FLAVOUR VARIANT}
@@ -100,6 +102,19 @@ else
 	cp "$obj/.config.built" "$obj/.config"
 fi
 
+if [ "${OBJECTS:-}" = series ]; then
+	list=$(series_objects "$src" "$obj" "$karch") && [ -n "$list" ] ||
+		die "cannot list the series' objects for $arch"
+	mapfile -t targets <<<"$list"
+	log "building the series' objects for $arch ($flavour, $toolchain): ${targets[*]}"
+	flock "$obj/headers.lock" "${kmake[@]}" -j"$(nproc)" "${targets[@]}" >"$obj/objects.log" 2>&1 || {
+		grep -E 'error|Error' "$obj/objects.log" | head -n 20 >&2 || true
+		tail -n 20 "$obj/objects.log" >&2
+		die "the series' objects do not build for $arch (full log: $obj/objects.log)"
+	}
+	echo "$obj"
+	exit 0
+fi
 log "building $arch kernel ($flavour, $variant, $toolchain) in $obj"
 start=$(date +%s)
 

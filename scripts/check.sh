@@ -2,6 +2,8 @@
 # check.sh ARCH...: the review checks on the series.
 #   - scripts/checkpatch.pl --strict on every patch, sign-offs and new
 #     files (MAINTAINERS) included;
+#   - kernel-doc -Wall on every C file and header the series touches,
+#     keeping the warnings the base's versions of them do not have;
 #   - sparse (C=2) and W=1 on every C file the series touches, per ARCH,
 #     keeping the findings on the lines the series adds or changes (the
 #     base's own warnings in those files are not the series' doing).
@@ -34,6 +36,29 @@ while read -r p; do
 		findings=1
 	fi
 done <<<"$patches"
+
+# kernel-doc -Wall (what W=1 runs on each object's source; here on the
+# headers too) on every file the series adds or changes, against the
+# base's versions of the same files, compared by message so that code
+# moved between files keeps its old warnings: the line filter below misses
+# a comment the series leaves alone while changing what it describes (a
+# new parameter).
+kdoc() { (cd "$1" && shift && ./scripts/kernel-doc -none -Wall "$@" 2>&1) || true; }
+kfiles=$(git --git-dir="$BASE_GIT" diff --name-only --diff-filter=AM refs/tags/base refs/entry-lab/series \
+	-- '*.c' '*.h' | grep -v '^tools/' || true)
+if [ -n "$kfiles" ]; then
+	# shellcheck disable=SC2086 # one file name per word
+	out=$(awk 'NR == FNR { n[$0]++; next }
+		   { m = $0; sub(/^[^:]*:[0-9]+: /, "", m); if (n[m]-- <= 0) print }' \
+		<(for f in $kfiles; do [ ! -f "$base_src/$f" ] || kdoc "$base_src" "$f"; done |
+		  sed -E 's/^[^:]*:[0-9]+: //') \
+		<(kdoc "$src" $kfiles))
+	if [ -n "$out" ]; then
+		echo "kernel-doc (warnings the base's versions of these files do not have):"
+		printf '%s\n' "$out" | sed 's/^/  /'
+		findings=1
+	fi
+fi
 
 # The C files the series touches, as kbuild object targets.
 files=$(git --git-dir="$BASE_GIT" diff --name-only refs/tags/base refs/entry-lab/series -- '*.c')

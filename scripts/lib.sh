@@ -98,3 +98,62 @@ git_fixed() {
 	GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' \
 	GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' git "$@"
 }
+
+# patch_paths PATCH...: the paths the patches change, old and new names.
+patch_paths() {
+	[ "$#" -gt 0 ] || return 0
+	sed -n 's,^diff --git a/\([^ ]*\) b/\([^ ]*\)$,\1\n\2,p' "$@" | sort -u
+}
+
+# kbuild_cond MAKEFILE OBJ: "y", or the CONFIG_ option whose obj-$(...)
+# line lists OBJ in that Makefile; nothing when no obj-/lib- line does.
+# (awk reads to the end: an early exit would kill sed with SIGPIPE.)
+kbuild_cond() {
+	sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$1" | awk -v o="$2" '
+		!c && $1 ~ /^(obj|lib)-/ && ($2 == "+=" || $2 == ":=" || $2 == "=") {
+			for (i = 3; i <= NF; i++) if ($i == o) {
+				c = $1; sub(/^(obj|lib)-/, "", c); gsub(/[$()]/, "", c)
+				break } }
+		END { if (c) print c }'
+}
+
+# series_objects SRC OBJ KARCH: the kbuild targets that compile the code
+# the series touches and its closest users, for the config in OBJ/.config
+# of the source in SRC (any prefix of the series): the directories of the
+# generic entry code, of the series' KUnit suites and of the architecture's
+# own files that the series changes; each other C file the whole series
+# changes; and the architecture's files that include the generic entry
+# headers.  A file only where its Makefile builds it in that config.
+series_objects() {
+	local src=$1 obj=$2 karch=$3 f mk cond
+	local dirs=(kernel/entry/ lib/tests/) files=()
+	# Every file of the whole series, not only of this prefix: a file a
+	# later patch changes may use what an earlier one changes.
+	while read -r f; do
+		case $f in
+		kernel/entry/*|lib/tests/*) ;;
+		arch/"$karch"/kernel/*) dirs+=("arch/$karch/kernel/") ;;
+		arch/*) ;;
+		*.c) files+=("$f") ;;
+		esac
+	done < <(patch_paths $(SERIES_UPTO='' series_files))
+	while read -r f; do
+		files+=("$f")
+	done < <(cd "$src" && grep -rlE '<linux/(irq-)?entry-common\.h>' "arch/$karch" --include='*.c')
+	for f in $(printf '%s\n' "${dirs[@]}" | sort -u); do
+		[ ! -f "$src/${f}Makefile" ] || echo "$f"
+	done
+	for f in $(printf '%s\n' "${files[@]}" | sort -u); do
+		[ -f "$src/$f" ] || continue
+		case $f in
+		arch/"$karch"/kernel/*)
+			[[ " ${dirs[*]} " != *" arch/$karch/kernel/ "* ]] || continue ;;
+		esac
+		mk=$src/$(dirname "$f")/Makefile
+		[ -f "$mk" ] || continue
+		cond=$(kbuild_cond "$mk" "$(basename "${f%.c}").o")
+		[ -n "$cond" ] || continue
+		[ "$cond" = y ] || grep -qx "$cond=y" "$obj/.config" || continue
+		echo "${f%.c}.o"
+	done
+}

@@ -706,19 +706,28 @@ static void test_restart(void)
 
 /* ---- 4. nanosleep and restart_syscall ------------------------------ */
 
-#define SLEEP_NS	400000000L
+/*
+ * Long enough that the parent's SIGSTOP, sent once the child is seen in
+ * the sleep, lands in it even on a host that leaves a vCPU idle for a
+ * second.
+ */
+#define SLEEP_NS	2000000000LL
 
 static long do_sleep(long long *elapsed)
 {
 #if NR_SLEEP == __NR_nanosleep
-	struct timespec ts = { 0, SLEEP_NS }, rem;
+	struct timespec ts = {
+		SLEEP_NS / 1000000000, SLEEP_NS % 1000000000
+	}, rem;
 	long long t0 = now_ns();
 	long ret;
 
 	ret = syscall(NR_SLEEP, &ts, &rem);
 #else
 	/* struct __kernel_timespec, relative CLOCK_MONOTONIC */
-	struct { long long tv_sec, tv_nsec; } ts = { 0, SLEEP_NS }, rem;
+	struct { long long tv_sec, tv_nsec; } ts = {
+		SLEEP_NS / 1000000000, SLEEP_NS % 1000000000
+	}, rem;
 	long long t0 = now_ns();
 	long ret;
 
@@ -764,7 +773,7 @@ static void test_nanosleep_stop(void)
 	ktap_eq(stopped, 1, "sleeping child stops on SIGSTOP");
 	ktap_eq(r.ret, 0, "nanosleep returns 0 after stop and continue");
 	if (r.elapsed < SLEEP_NS)
-		printf("# slept %lld ns of %ld\n", r.elapsed, SLEEP_NS);
+		printf("# slept %lld ns of %lld\n", r.elapsed, SLEEP_NS);
 	ktap_check(r.elapsed >= SLEEP_NS,
 		   "nanosleep sleeps the full time after stop and continue");
 }
