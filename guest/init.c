@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -44,6 +45,8 @@
 
 #define MAX_TESTS	256
 #define KSFT_SKIP	4
+/* KERN_WARNING (4) and more urgent messages reach the console */
+#define CONSOLE_LEVEL	5
 
 static void mount_or_warn(const char *src, const char *dst, const char *type)
 {
@@ -483,6 +486,18 @@ int main(int argc, char **argv)
 	if (shell)
 		run_shell(shell);
 
+	/*
+	 * The kernel writes to the console as the relay does, so a message
+	 * can land inside a KTAP line: x86's "tsc: Refined TSC clocksource
+	 * calibration" comes about a second after boot, while the first
+	 * program runs, and inside "ok 1 audit" it leaves that program's
+	 * results without their name.  From here on only warnings and worse
+	 * reach the console, and those fail the run anyway; the rest is
+	 * still in the log buffer (dmesg, /dev/kmsg).
+	 */
+	if (klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, CONSOLE_LEVEL))
+		printf("# init: console log level %d: %s\n", CONSOLE_LEVEL,
+		       strerror(errno));
 	n = read_list(names, want, only ? 1 : 0);
 	if (n >= 0)
 		run_list(names, n, timeout_from_env());
