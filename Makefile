@@ -9,6 +9,8 @@
 #   make check                         checkpatch, sparse and W=1 on the series
 #   make bisect-check [FROM=N]         every prefix of the series (from the Nth) builds (both architectures)
 #   make bench  [ARCH=...]             instruction counts, base against series
+#   make difftest [ARCH=...] [SEED=] [SCENARIOS=]  generated scenarios, base against series
+#   make difftest-record [ARCH=...]    record the base traces of make test's difftest batch
 #   make deps                          install the Debian packages needed
 #
 # Variables: ARCH (default arm64), FLAVOUR (debug, the default, kasan or prod), VARIANT
@@ -32,16 +34,16 @@ ARCHS := $(ALL_ARCHS)
 else
 ARCHS := $(ARCH)
 endif
-# make bench measures both architectures unless ARCH is given.
+# make bench and make difftest run both architectures unless ARCH is given.
 ifeq ($(origin ARCH),command line)
-BENCH_ARCHS := $(ARCHS)
+BOTH_ARCHS := $(ARCHS)
 else
-BENCH_ARCHS := $(ALL_ARCHS)
+BOTH_ARCHS := $(ALL_ARCHS)
 endif
 
 S := scripts
 
-.PHONY: all build run shell retest test bench tree export series-status check bisect-check deps clean help
+.PHONY: all build run shell retest test bench difftest difftest-record tree export series-status check bisect-check deps clean help
 all: build
 
 help:
@@ -59,6 +61,8 @@ run: deps
 test: deps
 	@case "$(FLAVOUR)" in debug|kasan) ;; *) \
 		echo "error: make test runs FLAVOUR=debug (the default) or FLAVOUR=kasan, not '$(FLAVOUR)'" >&2; exit 2;; esac
+	@[ "$(VARIANT)" = series ] || { \
+		echo "error: make test tests the series, not VARIANT=$(VARIANT) (the base: make run VARIANT=base ARCH=...)" >&2; exit 2; }
 	@$(S)/test.sh $(FLAVOUR) series $(ALL_ARCHS)
 
 shell: deps
@@ -68,7 +72,13 @@ retest:
 	@NOBUILD=1 ONLY=$(ONLY) $(S)/run.sh $(ARCH) $(FLAVOUR) $(VARIANT)
 
 bench: deps
-	@$(S)/bench.sh $(BENCH_ARCHS)
+	@$(S)/bench.sh $(BOTH_ARCHS)
+
+difftest: deps
+	@SEED=$(SEED) SCENARIOS=$(SCENARIOS) $(S)/difftest.sh $(BOTH_ARCHS)
+
+difftest-record: deps
+	@RECORD=1 SEED=$(SEED) SCENARIOS=$(SCENARIOS) $(S)/difftest.sh $(BOTH_ARCHS)
 
 tree: deps
 	@$(S)/series.sh tree

@@ -8,7 +8,9 @@
 # $OUT/ARCH/initramfs.cpio.  ONLY=NAME keeps one program.  SUITE=bench packs
 # bench/bench.c and the BENCH_SMP lines of bench/bench.list instead of the
 # tests, SUITE=rseqstats bench/rseq_stats.c and the rseq selftests its
-# workload runs.  BUSYBOX=PATH adds that static busybox as /bin/busybox and
+# workload runs; SUITE=difftest difftest/difftest.c, run with DT_ARGS.
+# Every tests run also has difftest's short batch (difftest/base-ARCH.trace
+# names it).  BUSYBOX=PATH adds that static busybox as /bin/busybox and
 # /bin/run-test (the init, run by that name: see guest/init.c) for make
 # shell.  Prints the path.
 . "$(dirname "$0")/lib.sh"
@@ -96,6 +98,17 @@ build_tests() {
 		echo "${name}_cached seccomp_allow $name"
 	done >>"$dir/tests/list"
 	"${TOP}/scripts/selftests.sh" "$arch" "$obj" "$dir/tests" >>"$dir/tests/list"
+	# The short difftest batch, the one whose base traces are recorded.
+	local batch
+	batch=$(sed -n 's/^# batch \([0-9]* [0-9]* [0-9]*\)$/\1/p' "${TOP}/difftest/base-$arch.trace" 2>/dev/null)
+	[ -n "$batch" ] || die "no recorded base traces in difftest/base-$arch.trace (make difftest-record ARCH=$arch)"
+	build_difftest
+	echo "difftest difftest $batch" >>"$dir/tests/list"
+}
+
+build_difftest() {
+	"$cc" "${cflags[@]}" -isystem "$khdr" -o "$dir/tests/difftest" \
+		"${TOP}/difftest/difftest.c" || die "difftest/difftest.c does not build for $arch"
 }
 
 case ${SUITE:-tests} in
@@ -117,6 +130,16 @@ rseqstats)
 		ONLY=$t "${TOP}/scripts/selftests.sh" "$arch" "$obj" "$dir/tests" || exit
 	done >"$dir/tests/rseq_selftests" || die "the rseq selftests do not build for $arch"
 	[ -s "$dir/tests/rseq_selftests" ] || die "tests/upstream.tbl names no rseq selftest"
+	;;
+difftest)
+	# DT_ARGS: "SEED FIRST COUNT", or "-f scenarios" with DT_SCENARIOS,
+	# a file of "INDEX SCENARIO" lines (scripts/difftest.py).
+	[ -n "${DT_ARGS:-}" ] || die "SUITE=difftest needs DT_ARGS"
+	build_difftest
+	echo "difftest difftest $DT_ARGS" >"$dir/tests/list"
+	if [ -n "${DT_SCENARIOS:-}" ]; then
+		cp "$DT_SCENARIOS" "$dir/tests/scenarios" || die "no scenario file $DT_SCENARIOS"
+	fi
 	;;
 *) die "unknown SUITE '$SUITE'" ;;
 esac

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh FLAVOUR VARIANT ARCH...: the judge's self-test, then guest.sh for
-# each architecture, then make shell's scripted sessions on the kernels
+# each architecture, difftest's batch comparison (scripts/difftest.py batch),
+# then make shell's scripted sessions on the kernels
 # just built; print a summary per architecture and the closing "N passed,
 # N failed" line.
 . "$(dirname "$0")/lib.sh"
@@ -31,6 +32,18 @@ for arch in "$@"; do
 	fi
 done
 
+# difftest's short batch, which every guest ran: its traces against the
+# base's recorded ones (difftest/base-ARCH.trace), and the architectures
+# against each other.
+res=${OUT}/difftest/results.tsv
+rm -f "$res"
+python3 "${TOP}/scripts/difftest.py" batch --out "$OUT" --results "$res" "$@" ||
+	log "difftest's batch found differences (see ${OUT}/difftest/results.tsv)"
+if [ ! -s "$res" ]; then
+	mkdir -p "${OUT}/difftest"
+	printf 'FAIL\tFAIL\tdifftest/the batch comparison did not run\t\n' >"$res"
+fi
+
 # make shell, driven through a pseudo-terminal on the kernels just built.
 rm -f "${OUT}/shell/results.tsv"
 rc=0
@@ -47,7 +60,7 @@ fi
 echo
 echo "Summary ($flavour kernels, $variant):"
 total_p=0 total_f=0 total_s=0
-for arch in judge "$@" shell; do
+for arch in judge "$@" difftest shell; do
 	summarize "$arch"
 	total_p=$((total_p + sum_pass)) total_f=$((total_f + sum_fail))
 	total_s=$((total_s + sum_skip))

@@ -1,0 +1,494 @@
+#!/usr/bin/env python3
+"""Differential entry testing: the same generated scenarios (difftest/difftest.c)
+on two kernels, their traces compared.
+
+  difftest.py run --arch A [--arch B] --seed S --count N
+      boot the base and the series kernel of each architecture (objects
+      given as --obj ARCH:VARIANT=DIR) with scenarios 0..N-1 of seed S,
+      compare base against series per architecture and, when two
+      architectures ran, x86_64's series against arm64's; shrink what no
+      rule of difftest/accepted.tbl explains.
+  difftest.py record --arch A --obj ... --seed S --count N
+      run the base kernel only and write difftest/base-A.trace: the
+      recorded oracle for make test's short batch.
+  difftest.py batch --out OUT --results RESULTS.tsv ARCH...
+      make test's part: the batch each architecture's guest ran (in
+      OUT/ARCH/console.log) against the recorded base traces, and x86_64
+      against arm64; one results.tsv line per check.
+
+A difference is the first trace token where two traces part.  It is
+accepted when a row of difftest/accepted.tbl matches it (comparison,
+architecture, scenario, both tokens); the rest of the scenario's trace
+follows from it and is not compared.  Anything else is an unexplained
+difference: the run fails and prints the scenario, shrunk to the smallest
+that still differs, and a standalone C program that reproduces it.
+"""
+import argparse
+import fnmatch
+import hashlib
+import os
+import re
+import subprocess
+import sys
+
+import judge
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE = os.path.join(TOP, 'difftest', 'difftest.c')
+ACCEPTED = os.path.join(TOP, 'difftest', 'accepted.tbl')
+DT = re.compile(r'^\s*# dt (\S+) (\S+) = (.*)$')
+SEED = re.compile(r'^\s*# dt-seed (\d+) first (\d+) count (\d+)$')
+DONE = re.compile(r'^\s*# dt-done (-?\d+)$')
+# Register events are each ABI's own; a comparison across architectures
+# leaves them out, and the scenarios whose tracer writes registers or sent
+# the child astray (an emulated or renumbered rt_sigreturn returns into each
+# C library's own code).
+REG_EVENT = re.compile(r'^(r[a-d]x|r[sd]i|rbp|r\d+|x\d+|flags)=')
+CROSS_SKIP = re.compile(r',A[ar]')
+ASTRAY = re.compile(r'(^| )astray( |$)')
+# ARCH -> the kernel image's path in an object directory (arch.tbl, via
+# --image from difftest.sh)
+IMAGES = {}
+MAX_SHRINK_ROUNDS = 25
+MAX_SHRUNK = 3
+# make test's batch: the unexplained differences listed one by one
+SHOWN = 5
+
+
+def die(msg):
+    sys.exit('error: ' + msg)
+
+
+def source_hash():
+    with open(SOURCE, 'rb') as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
+
+
+def read_console(path):
+    """The dt lines of one guest's console: {index: (scenario, trace)}."""
+    traces, header, done = {}, None, None
+    with open(path, errors='replace') as f:
+        for line in f:
+            line = line.rstrip('\n')
+            m = DT.match(line)
+            if m:
+                traces[m.group(1)] = (m.group(2), m.group(3))
+                continue
+            m = SEED.match(line)
+            if m:
+                header = tuple(int(x) for x in m.groups())
+                continue
+            m = DONE.match(line)
+            if m:
+                done = int(m.group(1))
+    return header, traces, done
+
+
+def read_golden(path):
+    header, source, traces = None, None, {}
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip('\n')
+            if line.startswith('# batch '):
+                header = tuple(int(x) for x in line.split()[2:5])
+            elif line.startswith('# source '):
+                source = line.split()[2]
+            elif line and not line.startswith('#'):
+                index, scen, trace = line.split('\t')
+                traces[index] = (scen, trace)
+    return header, source, traces
+
+
+def load_accepted():
+    """Rows: COMPARE | ARCH | SCENARIO | LEFT | RIGHT | PATCH | WHY."""
+    rows = []
+    with open(ACCEPTED) as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip() or line.lstrip().startswith('#'):
+                continue
+            cols = [c.strip() for c in line.rstrip('\n').split('|')]
+            if len(cols) != 7 or not cols[6] or not cols[5]:
+                die(f'{ACCEPTED}:{n}: expected 7 columns with a patch and a reason')
+            try:
+                rows.append(dict(line=n, compare=cols[0], arch=cols[1],
+                                 scen=re.compile(cols[2]), left=re.compile(cols[3]),
+                                 right=re.compile(cols[4]), patch=cols[5], why=cols[6]))
+            except re.error as e:
+                die(f'{ACCEPTED}:{n}: {e}')
+    return rows
+
+
+def tokens(trace, cross):
+    t = trace.split(' ')
+    return [x for x in t if not REG_EVENT.match(x)] if cross else t
+
+
+def first_diff(a, b, cross):
+    ta, tb = tokens(a, cross), tokens(b, cross)
+    for i in range(max(len(ta), len(tb))):
+        x = ta[i] if i < len(ta) else '<end>'
+        y = tb[i] if i < len(tb) else '<end>'
+        if x != y:
+            return i, x, y
+    return None
+
+
+def classify(compare, arch, scen, diff, rules):
+    _, x, y = diff
+    for r in rules:
+        if (r['compare'] == compare and fnmatch.fnmatch(arch, r['arch']) and
+                r['scen'].search(scen) and r['left'].fullmatch(x) and
+                r['right'].fullmatch(y)):
+            return r
+    return None
+
+
+def compare(compare_kind, arch, left, right, rules, bases=None):
+    """left/right: {index: (scenario, trace)}.  Returns a report dict.
+    bases: for a comparison across architectures, the base kernels' traces
+    of the two; a difference they show the same way is 6.12's own."""
+    cross = compare_kind != 'base-series'
+    rep = dict(compared=0, same=0, skipped=0, shared=0, accepted={}, unexplained=[],
+               missing=[])
+    for index in sorted(set(left) | set(right), key=lambda i: (len(i), i)):
+        if index not in left or index not in right:
+            rep['missing'].append(index)
+            continue
+        (sa, ta), (sb, tb) = left[index], right[index]
+        if cross and (CROSS_SKIP.search(sa) or CROSS_SKIP.search(sb) or
+                      ASTRAY.search(ta) or ASTRAY.search(tb)):
+            rep['skipped'] += 1
+            continue
+        if not cross and sa != sb:
+            rep['missing'].append(index)
+            continue
+        rep['compared'] += 1
+        d = first_diff(ta, tb, cross)
+        if d is None:
+            rep['same'] += 1
+            continue
+        if bases and all(index in b and b[index] == t
+                         for b, t in zip(bases, (left[index], right[index]))):
+            rep['shared'] += 1
+            continue
+        r = classify(compare_kind, arch, sa, d, rules)
+        if r:
+            rep['accepted'][r['line']] = rep['accepted'].get(r['line'], 0) + 1
+        else:
+            rep['unexplained'].append((index, sa, sb, ta, tb, d))
+    return rep
+
+
+def print_report(title, rep, rules, out=sys.stdout):
+    byline = {r['line']: r for r in rules}
+    print(f'{title}: {rep["compared"]} scenarios compared, {rep["same"]} the same, '
+          f'{sum(rep["accepted"].values())} accepted differences, '
+          + (f'{rep["shared"]} as between the base kernels, ' if rep['shared'] else '')
+          + f'{len(rep["unexplained"])} unexplained'
+          + (f', {rep["skipped"]} left out (a tracer wrote a register or sent the child astray)' if rep['skipped'] else '')
+          + (f', {len(rep["missing"])} missing on one side' if rep['missing'] else ''), file=out)
+    for line, n in sorted(rep['accepted'].items()):
+        r = byline[line]
+        print(f'  accepted {n:6d}  {r["patch"]}: {r["why"]} (accepted.tbl line {line})', file=out)
+    for index, sa, sb, ta, tb, (i, x, y) in rep['unexplained'][:10]:
+        print(f'  UNEXPLAINED scenario {index}: token {i}: {x!r} against {y!r}', file=out)
+        print(f'    scenario: {sa}' + (f'  /  {sb}' if sb != sa else ''), file=out)
+        print(f'    left:  {ta}', file=out)
+        print(f'    right: {tb}', file=out)
+    if len(rep['unexplained']) > 10:
+        print(f'  ... and {len(rep["unexplained"]) - 10} more', file=out)
+    for index in rep['missing'][:10]:
+        print(f'  MISSING scenario {index} on one side', file=out)
+
+
+# ---- booting ------------------------------------------------------------
+
+def parse_objs(specs):
+    objs = {}
+    for s in specs:
+        key, _, path = s.partition('=')
+        objs[key] = path
+    return objs
+
+
+def boot_batches(out, jobs, count):
+    """jobs: [(name, arch, obj, dt_args, scenario_file)], two at a time.
+    Returns {name: traces}."""
+    results = {}
+    timeout = 120 + count // 2
+    for k in range(0, len(jobs), 2):
+        procs = []
+        for name, arch, obj, args, sfile in jobs[k:k + 2]:
+            d = os.path.join(out, name)
+            os.makedirs(d, exist_ok=True)
+            env = dict(os.environ, OUT=d, SUITE='difftest', DT_ARGS=args,
+                       DT_SCENARIOS=sfile or '', SMP='1',
+                       BOOT_TIMEOUT=str(timeout + 300))
+            initrd = subprocess.run([os.path.join(TOP, 'scripts', 'initramfs.sh'), arch, obj],
+                                    env=env, stdout=subprocess.PIPE, text=True)
+            if initrd.returncode:
+                die(f'{name}: the initramfs did not build')
+            log = os.path.join(d, 'console.log')
+            p = subprocess.Popen([os.path.join(TOP, 'scripts', 'boot.sh'), arch,
+                                  os.path.join(obj, IMAGES[arch]), initrd.stdout.strip(), log,
+                                  f'entrylab_timeout={timeout}'], env=env)
+            procs.append((name, p, log, obj))
+        for name, p, log, obj in procs:
+            rc = p.wait()
+            header, traces, done = read_console(log)
+            if rc or done is None or done < 0 or done != len(traces):
+                die(f'{name}: the guest did not run its scenarios to the end '
+                    f'(boot status {rc}, {len(traces)} traces, see {log})')
+            # A WARN or lockdep splat while the scenarios ran (their text
+            # does not reach the console then): the judge's end-of-run check.
+            with open(log, errors='replace') as f:
+                _, problems = judge.kernel_state(f.read().splitlines(),
+                                                 judge.load_config(os.path.join(obj, '.config')))
+            if problems:
+                die(f'{name}: {"; ".join(problems)} (see {log})')
+            results[name] = traces
+    return results
+
+
+def edits(scen):
+    """Smaller scenarios, one token less or one simpler, in an order that
+    depends only on the scenario's shape: the same scenario drawn for two
+    architectures (other syscall numbers) gives the same edits in turn."""
+    toks = scen.split(',')
+    out = []
+    for i, t in enumerate(toks):
+        if t[0] in 'ARC':
+            out.append(toks[:i] + toks[i + 1:])
+        elif t[0] == 'F':
+            j = i + 1
+            while j < len(toks) and toks[j][0] == 'R':
+                j += 1
+            out.append(toks[:i] + toks[j:])
+    for i, t in enumerate(toks):
+        if t in ('T1', 'T2'):
+            out.append([x for x in toks[:i] + ['T0'] + toks[i + 1:] if x[0] != 'A'])
+            if t == 'T2':
+                out.append(toks[:i] + ['T1'] + toks[i + 1:])
+        elif t in ('U1', 'Q1'):
+            out.append(toks[:i] + [t[0] + '0'] + toks[i + 1:])
+        elif t[0] == 'C':
+            f = t[1:].split('/')
+            for j in range(1, 7):
+                if f[j] != '0':
+                    g = f[:j] + ['0'] + f[j + 1:]
+                    out.append(toks[:i] + ['C' + '/'.join(g)] + toks[i + 1:])
+        elif t[0] == 'A' and t != 'A-0':
+            out.append(toks[:i] + ['A-0'] + toks[i + 1:])
+    # a scenario keeps at least one call
+    return [','.join(t) if any(x[0] == 'C' for x in t) else None for t in out]
+
+
+def candidates(*scens):
+    """Tuples of the same edit applied to each of scens, each tuple once."""
+    seen, out = set(), []
+    for c in zip(*(edits(sc) for sc in scens)):
+        if None not in c and c != scens and c not in seen:
+            seen.add(c)
+            out.append(c)
+    return out
+
+
+def write_scenarios(path, scens):
+    with open(path, 'w') as f:
+        for i, c in enumerate(scens):
+            f.write(f'{i} {c}\n')
+
+
+def kind_of(u):
+    """The kind of a difference: the two tokens' event names (c0=... is c)."""
+    _, x, y = u[5]
+    return (re.sub(r'[\d(=].*', '', x), re.sub(r'[\d(=].*', '', y))
+
+
+def shrink(out, runs, scens, rules, kind, compare_kind):
+    """The smallest scenarios that still differ unexplained, the same kind
+    of difference.  runs: the two (name, arch, obj) to boot; scens: the
+    scenario as each of them draws it."""
+    for rnd in range(MAX_SHRINK_ROUNDS):
+        cands = candidates(*scens)
+        if not cands:
+            break
+        jobs = []
+        for k, (name, arch, obj) in enumerate(runs):
+            sfile = os.path.join(out, f'shrink-{name}.txt')
+            write_scenarios(sfile, [c[k] for c in cands])
+            jobs.append((f'shrink-{name}', arch, obj, '-f scenarios', sfile))
+        res = boot_batches(out, jobs, len(cands))
+        rep = compare(compare_kind, runs[0][1] if compare_kind == 'base-series' else '*',
+                      res[jobs[0][0]], res[jobs[1][0]], rules)
+        still = [int(u[0]) for u in rep['unexplained'] if kind_of(u) == kind]
+        if not still:
+            break
+        scens = min((cands[i] for i in still), key=lambda c: len(c[0]))
+        print(f'  shrink round {rnd + 1}: {len(cands)} candidates, now {scens[0]}')
+    return scens
+
+
+def reproducer(path, scen):
+    """One C file: the program with the project's headers inlined where it
+    includes them, running the one scenario when started without arguments."""
+    with open(SOURCE) as f:
+        src = f.read()
+
+    def inline(m):
+        with open(os.path.join(TOP, 'tests', m.group(1))) as h:
+            return h.read()
+    src = re.sub(r'^#include "([a-z_]+\.h)"\n', inline, src, flags=re.M)
+    with open(path, 'w') as f:
+        f.write(f'/*\n * Reproducer: {scen}\n'
+                ' * cc -static -O2 -o repro THIS_FILE && ./repro (as root), on both kernels\n */\n'
+                f'#define DT_REPRO "{scen}"\n{src}')
+
+
+def distinct(unexplained):
+    """One unexplained difference per kind (its two tokens without numbers)."""
+    seen, out = set(), []
+    for u in unexplained:
+        key = kind_of(u)
+        if key not in seen:
+            seen.add(key)
+            out.append(u)
+    return out
+
+
+def cmd_run(a):
+    rules = load_accepted()
+    objs = parse_objs(a.obj)
+    out = a.out
+    args = f'{a.seed} 0 {a.count}'
+    jobs = []
+    for arch in a.arch:
+        for v in ('base', 'series'):
+            jobs.append((f'{arch}-{v}', arch, objs[f'{arch}:{v}'], args, None))
+    res = boot_batches(out, jobs, a.count)
+    bad = 0
+    for arch in a.arch:
+        rep = compare('base-series', arch, res[f'{arch}-base'], res[f'{arch}-series'], rules)
+        print_report(f'{arch} base against series', rep, rules)
+        bad += len(rep['unexplained']) + len(rep['missing'])
+        for u in distinct(rep['unexplained'])[:MAX_SHRUNK]:
+            small = shrink(out, [('base', arch, objs[f'{arch}:base']),
+                                 ('series', arch, objs[f'{arch}:series'])],
+                           (u[1], u[1]), rules, kind_of(u), 'base-series')[0]
+            path = os.path.join(out, f'repro-{arch}-{u[0]}.c')
+            reproducer(path, small)
+            print(f'  scenario {u[0]} shrunk to: {small}\n  reproducer: {path}')
+    if len(a.arch) == 2:
+        x, y = a.arch
+        rep = compare(f'{x}-{y}', '*', res[f'{x}-series'], res[f'{y}-series'], rules,
+                      (res[f'{x}-base'], res[f'{y}-base']))
+        print_report(f'{x} series against {y} series', rep, rules)
+        bad += len(rep['unexplained']) + len(rep['missing'])
+        for u in distinct(rep['unexplained'])[:MAX_SHRUNK]:
+            small = shrink(out, [(f'{x}-series', x, objs[f'{x}:series']),
+                                 (f'{y}-series', y, objs[f'{y}:series'])],
+                           (u[1], u[2]), rules, kind_of(u), f'{x}-{y}')
+            for arch, sc in zip((x, y), small):
+                path = os.path.join(out, f'repro-{arch}-{u[0]}.c')
+                reproducer(path, sc)
+                print(f'  scenario {u[0]} on {arch} shrunk to: {sc}\n  reproducer: {path}')
+    print(f'seed {a.seed}, {a.count} scenarios per kernel: '
+          + ('no unexplained difference' if not bad else f'{bad} unexplained differences'))
+    return 1 if bad else 0
+
+
+def cmd_record(a):
+    objs = parse_objs(a.obj)
+    for arch in a.arch:
+        res = boot_batches(a.out, [(f'{arch}-base', arch, objs[f'{arch}:base'],
+                                    f'{a.seed} 0 {a.count}', None)], a.count)
+        path = os.path.join(TOP, 'difftest', f'base-{arch}.trace')
+        with open(path, 'w') as f:
+            f.write('# The base kernel\'s traces of make test\'s difftest batch, written by\n'
+                    '# make difftest-record; INDEX <tab> SCENARIO <tab> TRACE.\n')
+            f.write(f'# batch {a.seed} 0 {a.count}\n# source {source_hash()}\n')
+            for index, (scen, trace) in sorted(res[f'{arch}-base'].items(),
+                                               key=lambda kv: int(kv[0])):
+                f.write(f'{index}\t{scen}\t{trace}\n')
+        print(f'{path}: {len(res[arch + "-base"])} scenarios')
+    return 0
+
+
+def cmd_batch(a):
+    rules = load_accepted()
+    lines = []
+
+    def result(ok, name, note=''):
+        lines.append(f'{"PASS" if ok else "FAIL"}\t{"PASS" if ok else "FAIL"}\tdifftest/{name}\t{note}')
+
+    runs, bases = {}, {}
+    for arch in a.arch:
+        golden = os.path.join(TOP, 'difftest', f'base-{arch}.trace')
+        header, source, base = read_golden(golden)
+        log = os.path.join(a.out, arch, 'console.log')
+        got_header, series, done = (read_console(log) if os.path.exists(log)
+                                    else (None, {}, None))
+        result(source == source_hash(), f'{arch}: the recorded base traces are from this difftest.c',
+               f'{golden} has source {source}, difftest.c is {source_hash()}: make difftest-record')
+        result(header is not None and got_header == header and done == header[2] == len(series),
+               f'{arch}: the guest ran the recorded batch to its end',
+               f'recorded {header}, ran {got_header}, {done} done, {len(series)} traces')
+        rep = compare('base-series', arch, base, series, rules)
+        for line, n in sorted(rep['accepted'].items()):
+            r = next(x for x in rules if x['line'] == line)
+            result(True, f'{arch}: base/series accepted: {r["patch"]}: {r["why"]}',
+                   f'{n} scenarios')
+        result(not rep['missing'], f'{arch}: every recorded scenario has a trace on the series',
+               f'missing {rep["missing"][:5]}')
+        for index, sa, sb, ta, tb, (i, x, y) in rep['unexplained'][:SHOWN]:
+            result(False, f'{arch}: base/series scenario {index}: {x} against {y}',
+                   f'{sa}: base {ta} / series {tb}')
+        result(not rep['unexplained'], f'{arch}: no unexplained base/series difference',
+               f'{len(rep["unexplained"])} unexplained of {rep["compared"]} compared'
+               + (f' (the first {SHOWN} above)' if len(rep['unexplained']) > SHOWN else ''))
+        runs[arch], bases[arch] = series, base
+    if len(a.arch) == 2:
+        x, y = a.arch
+        rep = compare(f'{x}-{y}', '*', runs[x], runs[y], rules, (bases[x], bases[y]))
+        for line, n in sorted(rep['accepted'].items()):
+            r = next(z for z in rules if z['line'] == line)
+            result(True, f'{x}/{y}: accepted: {r["patch"]}: {r["why"]}', f'{n} scenarios')
+        for index, sa, sb, ta, tb, (i, p, q) in rep['unexplained'][:SHOWN]:
+            result(False, f'{x}/{y}: scenario {index}: {p} against {q}',
+                   f'{x} {ta} / {y} {tb}')
+        result(not rep['unexplained'] and not rep['missing'],
+               f'{x}/{y}: no unexplained difference between the architectures',
+               f'{len(rep["unexplained"])} unexplained of {rep["compared"]} compared, '
+               f'{rep["shared"]} as between the base kernels, {len(rep["missing"])} missing'
+               + (f' (the first {SHOWN} above)' if len(rep['unexplained']) > SHOWN else ''))
+    os.makedirs(os.path.dirname(a.results), exist_ok=True)
+    with open(a.results, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    return 0 if all(l.startswith('PASS') for l in lines) else 1
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    for name in ('run', 'record'):
+        p = sub.add_parser(name)
+        p.add_argument('--arch', action='append', required=True)
+        p.add_argument('--obj', action='append', default=[], help='ARCH:VARIANT=DIR')
+        p.add_argument('--image', action='append', default=[],
+                       help="ARCH=PATH: the kernel image in an object directory (arch.tbl's image)")
+        p.add_argument('--seed', type=int, required=True)
+        p.add_argument('--count', type=int, required=True)
+        p.add_argument('--out', required=True)
+    p = sub.add_parser('batch')
+    p.add_argument('--out', required=True)
+    p.add_argument('--results', required=True)
+    p.add_argument('arch', nargs='+')
+    a = ap.parse_args()
+    for spec in getattr(a, 'image', []):
+        arch, _, path = spec.partition('=')
+        IMAGES[arch] = path
+    return {'run': cmd_run, 'record': cmd_record, 'batch': cmd_batch}[a.cmd](a)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
