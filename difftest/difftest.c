@@ -7,22 +7,29 @@
  *
  * A scenario is drawn from (seed, index) alone: up to two seccomp filters
  * with an action per number and per first-argument value (ALLOW, ERRNO,
- * TRAP, TRACE, LOG, USER_NOTIF without a listener, KILL_THREAD,
- * KILL_PROCESS); a tracer or none, whose syscall stops do nothing, change
- * the number (-1 skips), the first argument or the return value (the
- * restart codes among them), inject SIGUSR1 or kill; PTRACE_SYSEMU;
- * syscall user dispatch with the selector set per call; SIGSYS and SIGUSR1
- * handlers with or without SA_RESTART; the raw_syscalls tracepoint on or
- * off (the syscall work flag it sets); then up to six calls whose numbers
- * include -1 and the first numbers past the table (and an x32 number on
- * x86_64) and whose arguments include -512..-516.
+ * TRAP, TRACE, LOG, USER_NOTIF, KILL_THREAD, KILL_PROCESS), the first
+ * filter's USER_NOTIF calls answered by a supervisor thread with a value,
+ * an error or "continue", or no listener at all; a tracer or none, whose
+ * syscall stops do nothing, change the number (-1 skips), the first
+ * argument or the return value (the restart codes among them), inject
+ * SIGUSR1, kill or resume for one step (PTRACE_SINGLESTEP,
+ * PTRACE_SYSEMU_SINGLESTEP); PTRACE_SYSEMU; syscall user dispatch with
+ * the selector set per call; SIGSYS and SIGUSR1 handlers with or without
+ * SA_RESTART; a second thread, there before the filters (so that TSYNC
+ * reaches it while it waits), which makes the first call again at the
+ * end; the raw_syscalls tracepoint on or off (the syscall work flag it
+ * sets); then up to six calls whose numbers include -1 and the first
+ * numbers past the table (and an x32 number on x86_64) and whose arguments
+ * include -512..-516.
  *
  * The trace, after a marker call that ends the setup: each call's return
  * value and every register the ABI says the call keeps that changed; each
  * signal handler run with its siginfo (si_code, si_syscall, si_arch,
- * si_errno); each stop the tracer saw, from PTRACE_GET_SYSCALL_INFO, and
- * what it did there; the child's raw_syscalls events; the witness file;
- * how the child ended.  No addresses, PIDs or times.
+ * si_errno); the second thread's result; each notification the supervisor
+ * took; each stop the tracer saw, from PTRACE_GET_SYSCALL_INFO (a step's
+ * trap with its si_code), and what it did there; the child's raw_syscalls
+ * events; the witness file; how the child ended.  No addresses, PIDs or
+ * times.
  *
  *   difftest SEED FIRST COUNT   scenarios FIRST..FIRST+COUNT-1 of SEED
  *   difftest -s SCENARIO        one scenario given in its text form
@@ -44,6 +51,7 @@
 #include <elf.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
@@ -52,7 +60,10 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -100,6 +111,8 @@ static const int arg_slot[6] = { 0, 1, 2, 3, 4, 5 };
 #define WITNESS_FD	15
 /* What the SIGSYS handler returns for a trapped or dispatched call. */
 #define SIGSYS_RET	0x5157L
+/* What the supervisor answers for a USER_NOTIF call with a value. */
+#define NOTIF_VAL	0x4e4fL
 #define MAX_STOPS	64
 
 #define MAX_CALLS	6
@@ -128,8 +141,19 @@ struct filter {
 };
 
 enum { TRACE_NONE, TRACE_SYSCALL, TRACE_SYSEMU };
-enum { ACT_NONE, ACT_NR, ACT_ARG0, ACT_RET, ACT_SIG, ACT_KILL, ACT_KINDS };
-static const char act_name[ACT_KINDS + 1] = "-narsk";
+/*
+ * USER_NOTIF: no listener (-ENOSYS), or a supervisor thread of the parent
+ * holds the first filter's and answers with NOTIF_VAL, with -EACCES, or
+ * lets the call run (SECCOMP_USER_NOTIF_FLAG_CONTINUE).
+ */
+enum { NOTIF_NONE, NOTIF_VALUE, NOTIF_ERROR, NOTIF_CONTINUE, NOTIF_KINDS };
+/*
+ * At a stop: nothing, the number, the first argument, the return value,
+ * inject SIGUSR1, kill, or resume for one step (PTRACE_SINGLESTEP, or
+ * PTRACE_SYSEMU_SINGLESTEP under PTRACE_SYSEMU).
+ */
+enum { ACT_NONE, ACT_NR, ACT_ARG0, ACT_RET, ACT_SIG, ACT_KILL, ACT_STEP, ACT_KINDS };
+static const char act_name[ACT_KINDS + 1] = "-narskt";
 
 struct act {
 	int kind;
@@ -143,6 +167,8 @@ struct scenario {
 	int sud;
 	int restart;		/* the handlers have SA_RESTART */
 	int events;		/* the raw_syscalls events are on */
+	int notif;		/* NOTIF_*: how the first filter's listener answers */
+	int helper;		/* a second thread, there before the filters */
 	int nfilters;
 	struct filter f[MAX_FILTERS];
 	int ncalls;
@@ -272,6 +298,19 @@ static void generate(struct scenario *s, uint64_t seed, uint64_t index)
 			f->r[j].action = gen_action();
 		}
 	}
+	/*
+	 * A signal the tracer injects can end a notification's wait at the
+	 * moment the supervisor takes it, or not: no SIGUSR1 with a listener.
+	 */
+	s->notif = s->nfilters && below(2) ? 1 + below(NOTIF_KINDS - 1) : NOTIF_NONE;
+	/* with a listener, half the first filter's rules ask it */
+	for (int j = 0; s->notif && j < s->f[0].nrules; j++)
+		if (below(2))
+			s->f[0].r[j].action = SECCOMP_RET_USER_NOTIF;
+	for (int i = 0; s->notif && i < s->nacts; i++)
+		if (s->act[i].kind == ACT_SIG)
+			s->act[i].kind = ACT_NONE;
+	s->helper = !below(4);
 	s->ncalls = 1 + below(MAX_CALLS);
 	for (int i = 0; i < s->ncalls; i++) {
 		struct call *c = &s->c[i];
@@ -292,7 +331,8 @@ static int format(const struct scenario *s, char *buf, size_t len)
 	size_t n = 0;
 
 #define PUT(...) (n += snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
-	PUT("T%d,U%d,Q%d,E%d", s->tracer, s->sud, s->restart, s->events);
+	PUT("T%d,U%d,Q%d,E%d,N%d,H%d", s->tracer, s->sud, s->restart, s->events,
+	    s->notif, s->helper);
 	for (int i = 0; i < s->nacts; i++)
 		PUT(",A%c%ld", act_name[s->act[i].kind], s->act[i].val);
 	for (int i = 0; i < s->nfilters; i++) {
@@ -328,6 +368,11 @@ static int parse(struct scenario *s, char *text)
 		case 'U': ok = sscanf(tok, "U%d", &s->sud) == 1; break;
 		case 'Q': ok = sscanf(tok, "Q%d", &s->restart) == 1; break;
 		case 'E': ok = sscanf(tok, "E%d", &s->events) == 1; break;
+		case 'H': ok = sscanf(tok, "H%d", &s->helper) == 1; break;
+		case 'N':
+			ok = sscanf(tok, "N%d", &s->notif) == 1 &&
+			     s->notif >= 0 && s->notif < NOTIF_KINDS;
+			break;
 		case 'A':
 			ok = s->nacts < MAX_ACTS &&
 			     sscanf(tok, "A%c%ld", &kind, &a->val) == 2 &&
@@ -378,6 +423,10 @@ struct shared {
 	size_t len;
 	int overflow;
 	volatile unsigned char selector;
+	volatile int listener;	/* the child's listener descriptor, once it has one */
+	volatile int taken;	/* the supervisor tried to take it: the child goes on */
+	volatile int done;	/* the child ended: the supervisor stops */
+	int supervisor_err;	/* what went wrong in the supervisor, an errno */
 	char text[TRACE_LEN];
 };
 static struct shared *sh;
@@ -432,11 +481,13 @@ static long raw(long nr, long a0, long a1, long a2)
 	return raw_syscall6(nr, a0, a1, a2, 0, 0, 0);
 }
 
-static int install_filter(const struct filter *f)
+static int install_filter(const struct filter *f, int listener)
 {
+	unsigned long flags = 0;
 	/* the calls the setup and the handlers need are always allowed */
 	static const long allowed[] = {
 		MARKER_NR, __NR_rt_sigreturn, __NR_exit, __NR_exit_group, __NR_seccomp,
+		__NR_futex,	/* the helper thread's handshake */
 	};
 	struct sock_filter prog[64];
 	struct sock_fprog fp;
@@ -470,8 +521,13 @@ static int install_filter(const struct filter *f)
 #undef INSN
 	fp.len = n;
 	fp.filter = prog;
-	return raw(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
-		   f->tsync ? SECCOMP_FILTER_FLAG_TSYNC : 0, (long)&fp);
+	if (f->tsync)
+		flags |= SECCOMP_FILTER_FLAG_TSYNC;
+	/* TSYNC with a listener reports a failed sync as ESRCH, not a TID */
+	if (listener)
+		flags |= SECCOMP_FILTER_FLAG_NEW_LISTENER |
+			 (f->tsync ? SECCOMP_FILTER_FLAG_TSYNC_ESRCH : 0);
+	return raw(__NR_seccomp, SECCOMP_SET_MODE_FILTER, flags, (long)&fp);
 }
 
 static void run_call(int i, const struct call *c)
@@ -494,6 +550,45 @@ static void run_call(int i, const struct call *c)
 			emit("%s=%#lx", reg_names[r], out[r]);
 	if ((out[REGS_SLOT_FLAGS] & FLAGS_MASK) != FLAGS_PATTERN)
 		emit("flags=%#lx", out[REGS_SLOT_FLAGS] & FLAGS_MASK);
+}
+
+/*
+ * The helper thread (s->helper): created before the filters, so that only
+ * a TSYNC filter reaches it, it waits until the main thread has made its
+ * calls and then makes the scenario's first call once ("helper=RET").
+ * helper_go is the main thread's clear_child_tid: 1 while the calls run,
+ * 2 once they are done, 0 if the main thread died (a KILL_THREAD): then
+ * the helper ends the process with HELPER_ORPHAN.  helper_alive is the
+ * helper's own clear_child_tid, 0 once it ended, whatever ended it.
+ */
+#define HELPER_ORPHAN	77
+static volatile int helper_go = 1, helper_alive = 1, helper_ready;
+
+static void futex_wait(volatile int *word, int val)
+{
+	raw_syscall6(__NR_futex, (long)word, FUTEX_WAIT, val, 0, 0, 0);
+}
+
+static void *helper(void *arg)
+{
+	const struct call *c = arg;
+	long ret;
+	int v;
+
+	raw(__NR_set_tid_address, (long)&helper_alive, 0, 0);
+	/* from here on only futex calls, which every filter allows */
+	helper_ready = 1;
+	raw_syscall6(__NR_futex, (long)&helper_ready, FUTEX_WAKE, 1, 0, 0, 0);
+	while ((v = helper_go) == 1)
+		futex_wait(&helper_go, 1);
+	if (v == 0)
+		raw(__NR_exit_group, HELPER_ORPHAN, 0, 0);
+	ret = raw_syscall6(c->nr, c->a[0], c->a[1], c->a[2], c->a[3], c->a[4], c->a[5]);
+	emit("helper=%ld", ret);
+	/* not back into the C library, whose thread exit makes more calls */
+	for (;;)
+		raw(__NR_exit, 0, 0, 0);
+	return NULL;
 }
 
 static void child(const struct scenario *s, int go)
@@ -528,6 +623,16 @@ static void child(const struct scenario *s, int go)
 	sa.sa_flags &= ~SA_SIGINFO;
 	sigaction(SIGUSR1, &sa, NULL);
 	umask(022);
+	if (s->helper) {
+		pthread_t t;
+
+		raw(__NR_set_tid_address, (long)&helper_go, 0, 0);
+		if (pthread_create(&t, NULL, helper, (void *)&s->c[0]))
+			emit("helper-thread");
+		else
+			while (!helper_ready)
+				futex_wait(&helper_ready, 0);
+	}
 	if (s->sud) {
 		ret = prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, 0, 0,
 			    &sh->selector);
@@ -535,12 +640,28 @@ static void child(const struct scenario *s, int go)
 	}
 	if (s->nfilters)
 		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	for (int i = 0; i < s->nfilters; i++)
-		emit("filter%d=%ld", i, install_filter(&s->f[i]));
+	for (int i = 0; i < s->nfilters; i++) {
+		ret = install_filter(&s->f[i], i == 0 && s->notif);
+		emit("filter%d=%ld", i, ret);
+		if (i != 0 || !s->notif || ret <= 0)
+			continue;
+		/* before any call can close it */
+		sh->listener = ret;
+		while (!sh->taken)
+			futex_wait(&sh->taken, 0);
+	}
 	raw(MARKER_NR, MARKER_START, 0, 0);
 	for (int i = 0; i < s->ncalls; i++)
 		run_call(i, &s->c[i]);
 	raw(MARKER_NR, MARKER_END, 0, 0);
+	if (s->helper) {
+		int v;
+
+		helper_go = 2;
+		raw_syscall6(__NR_futex, (long)&helper_go, FUTEX_WAKE, 1, 0, 0, 0);
+		while ((v = helper_alive))
+			futex_wait(&helper_alive, v);
+	}
 	raw(__NR_exit_group, 0, 0, 0);
 }
 
@@ -629,6 +750,13 @@ static long marker_of(const struct dt_info *info)
  */
 static int astray;
 static size_t astray_len;
+static char astray_text[TRACE_LEN];	/* the trace then, out of its reach */
+
+/* How the tracer resumes for one step (ACT_STEP). */
+static long step_req(const struct scenario *s)
+{
+	return s->tracer == TRACE_SYSEMU ? PTRACE_SYSEMU_SINGLESTEP : PTRACE_SINGLESTEP;
+}
 
 /*
  * Trace the child: nothing is recorded before the start marker's exit stop
@@ -638,7 +766,7 @@ static size_t astray_len;
 static int tracer(const struct scenario *s, pid_t pid)
 {
 	enum { SETUP, MARKER_EXIT, RECORDING, DONE } state = SETUP;
-	int status, stops = 0, nact = 0, sig = 0, killed = 0;
+	int status, stops = 0, nact = 0, sig = 0, killed = 0, step = 0;
 	long req = PTRACE_SYSCALL;
 
 	/* the child's own SIGSTOP */
@@ -652,14 +780,33 @@ static int tracer(const struct scenario *s, pid_t pid)
 		struct dt_info info;
 		const struct act *a;
 
-		/* once it is killed, only its end is left to see */
-		if (!killed && ptrace(req, pid, 0, sig))
+		/*
+		 * Once it is killed, only its end is left to see.  ESRCH: a
+		 * thread of its own killed it meanwhile (the helper's call
+		 * under a KILL_PROCESS filter), which waitpid() reports.
+		 */
+		if (!killed && ptrace(step ? step_req(s) : req, pid, 0, sig) &&
+		    errno != ESRCH)
 			emit("resume=%d", errno);
 		sig = 0;
 		if (waitpid(pid, &status, 0) != pid)
 			return -1;
 		if (!WIFSTOPPED(status))
 			return status;
+		if (step && status >> 8 == SIGTRAP) {
+			/*
+			 * The step's trap, or the syscall exit's report of it
+			 * (a seccomp stop on the way has SIGTRAP too, with an
+			 * event; resuming from it with req ends the step).
+			 */
+			siginfo_t si = { 0 };
+
+			step = 0;
+			ptrace(PTRACE_GETSIGINFO, pid, 0, &si);
+			emit("trap(%d)", si.si_code);
+			continue;
+		}
+		step = 0;
 		if (WSTOPSIG(status) != (SIGTRAP | 0x80) &&
 		    status >> 8 != (SIGTRAP | PTRACE_EVENT_SECCOMP << 8)) {
 			/* a signal-delivery stop: the signal goes on */
@@ -670,7 +817,9 @@ static int tracer(const struct scenario *s, pid_t pid)
 		}
 		memset(&info, 0, sizeof(info));
 		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(info), &info) <= 0) {
-			emit("syscall-info=%d", errno);
+			/* ESRCH: killed meanwhile, as above */
+			if (errno != ESRCH)
+				emit("syscall-info=%d", errno);
 			continue;
 		}
 		if (state == SETUP && marker_of(&info) == MARKER_START) {
@@ -697,6 +846,7 @@ static int tracer(const struct scenario *s, pid_t pid)
 		     (nact < s->nacts && s->act[nact].kind == ACT_NR))) {
 			astray = 1;
 			astray_len = sh->len;
+			memcpy(astray_text, sh->text, astray_len);
 		}
 		if (++stops > MAX_STOPS) {
 			emit("too-many-stops");
@@ -715,6 +865,8 @@ static int tracer(const struct scenario *s, pid_t pid)
 			emit("%c%ld", act_name[a->kind], a->val);
 		if (a->kind == ACT_SIG)
 			sig = SIGUSR1;
+		else if (a->kind == ACT_STEP)
+			step = 1;
 		else if (a->kind == ACT_KILL)
 			killed = !kill(pid, SIGKILL);
 		else if (set_reg(pid, a->kind, a->val))
@@ -812,11 +964,91 @@ static void events_off(void)
 	write_file(TRACING "trace", "");
 }
 
+/* ---- the USER_NOTIF supervisor ---------------------------------------- */
+
+struct supervised {
+	const struct scenario *s;
+	pid_t pid;
+};
+
+/*
+ * A thread of the parent: takes the child's listener (pidfd_getfd) once
+ * the child names it and answers each notification as s->notif says,
+ * until the filter has no task left (POLLHUP) or the parent saw the child
+ * end.  It writes to the trace only between taking a notification and
+ * answering it, while the child waits for the answer.
+ */
+static void *supervise(void *arg)
+{
+	const struct supervised *sv = arg;
+	int pidfd, fd = -1;
+
+	while (sh->listener < 0 && !sh->done)
+		usleep(100);
+	if (sh->listener < 0)
+		return NULL;
+	pidfd = syscall(__NR_pidfd_open, sv->pid, 0);
+	if (pidfd >= 0)
+		fd = syscall(__NR_pidfd_getfd, pidfd, sh->listener, 0);
+	/* ESRCH: the child ended (it was killed) before its descriptor was taken */
+	if (fd < 0 && errno != ESRCH)
+		sh->supervisor_err = errno;
+	sh->taken = 1;
+	syscall(__NR_futex, &sh->taken, FUTEX_WAKE, 1, NULL, NULL, 0);
+	while (fd >= 0) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct seccomp_notif req;
+		struct seccomp_notif_resp resp;
+
+		if (poll(&p, 1, 100) < 0 && errno != EINTR) {
+			sh->supervisor_err = errno;
+			break;
+		}
+		if (p.revents & (POLLHUP | POLLERR | POLLNVAL))
+			break;
+		if (!(p.revents & POLLIN)) {
+			if (sh->done)
+				break;
+			continue;
+		}
+		memset(&req, 0, sizeof(req));
+		/*
+		 * ENOENT: the call that asked is gone (its task was killed).
+		 * Anything else: not a listener (a child that went astray can
+		 * write any number where the listener's goes).
+		 */
+		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req)) {
+			if (errno == ENOENT)
+				continue;
+			sh->supervisor_err = errno;
+			break;
+		}
+		emit("notif(%s,%ld)", nr_name(req.data.nr), (long)req.data.args[0]);
+		memset(&resp, 0, sizeof(resp));
+		resp.id = req.id;
+		if (sv->s->notif == NOTIF_VALUE)
+			resp.val = NOTIF_VAL;
+		else if (sv->s->notif == NOTIF_ERROR)
+			resp.error = -EACCES;
+		else
+			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) && errno != ENOENT)
+			sh->supervisor_err = errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (pidfd >= 0)
+		close(pidfd);
+	return NULL;
+}
+
 /* ---- one scenario ---------------------------------------------------- */
 
 static void run(const struct scenario *s)
 {
-	int status, go[2];
+	struct supervised sv;
+	int status, go[2], supervised;
+	pthread_t sup;
 	struct stat st;
 	off_t off;
 	pid_t pid;
@@ -828,6 +1060,10 @@ static void run(const struct scenario *s)
 	if (ftruncate(WITNESS_FD, 0) || lseek(WITNESS_FD, 0, SEEK_SET))
 		emit("witness-reset=%d", errno);
 	sh->selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	sh->listener = -1;
+	sh->taken = 0;
+	sh->done = 0;
+	sh->supervisor_err = 0;
 	fflush(stdout);
 	if (s->events && pipe(go)) {
 		emit("pipe=%d", errno);
@@ -856,10 +1092,23 @@ static void run(const struct scenario *s)
 			emit("go-write=%d", errno);
 		close(go[1]);
 	}
+	sv.s = s;
+	sv.pid = pid;
+	supervised = s->notif && !pthread_create(&sup, NULL, supervise, &sv);
+	if (s->notif && !supervised) {
+		emit("supervisor-thread");
+		kill(pid, SIGKILL);
+	}
 	status = s->tracer ? tracer(s, pid) : -1;
 	while (status == -1 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	sh->done = 1;
+	if (supervised)
+		pthread_join(sup, NULL);
+	if (sh->supervisor_err)
+		emit("supervisor=%d", sh->supervisor_err);
 	if (astray) {
+		memcpy(sh->text, astray_text, astray_len);
 		sh->len = astray_len;
 		sh->overflow = 0;
 		emit("astray");
