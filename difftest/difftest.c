@@ -36,7 +36,10 @@
  *   difftest -f FILE            the scenarios of FILE's "INDEX SCENARIO" lines
  *
  * Each scenario prints "dt INDEX SCENARIO = TRACE"; the text form of a
- * scenario is what -s reads back, so a line is its own reproducer.
+ * scenario is what -s reads back, so a line is its own reproducer.  The
+ * compat build (difftest_32: ia32 on x86_64, AArch32 on arm64) prints
+ * "dt cINDEX ..." and "dt32-seed"/"dt32-done" lines, so that both can run
+ * in one guest.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -87,8 +90,44 @@ static const int arg_slot[6] = { 5, 4, 3, 9, 7, 8 };
 static const int arg_slot[6] = { 0, 1, 2, 3, 4, 5 };
 #define CLOBBERED(i)	0
 #define DT_SYSCALL_INSN	"svc #0"
+#elif defined(__i386__)
+/* ia32 on x86_64: eax, then ebx ecx edx esi edi ebp */
+#define DT_AUDIT_ARCH	AUDIT_ARCH_I386
+#define NR_SLOT		0
+#define RET_SLOT	0
+static const int arg_slot[6] = { 1, 2, 3, 4, 5, 6 };
+#define CLOBBERED(i)	0
+#define DT_SYSCALL_INSN	"int $0x80"
+#elif defined(__arm__)
+/* AArch32 (EABI) on arm64: r7, then r0-r5 */
+#define DT_AUDIT_ARCH	AUDIT_ARCH_ARM
+#define NR_SLOT		7
+#define RET_SLOT	0
+static const int arg_slot[6] = { 0, 1, 2, 3, 4, 5 };
+#define CLOBBERED(i)	0
+#define DT_SYSCALL_INSN	"svc #0"
+#ifndef PTRACE_SET_SYSCALL
+#define PTRACE_SET_SYSCALL	23
+#endif
+/*
+ * The arm uapi has no PTRACE_SYSEMU (31 is PTRACE_GETFDPIC there); arm64's
+ * compat ptrace passes it to the generic code, which has arm64's numbers.
+ */
+#define PTRACE_SYSEMU		31
+#define PTRACE_SYSEMU_SINGLESTEP	32
 #else
-#error "difftest runs on x86_64 and arm64"
+#error "difftest runs on x86_64 and arm64, and as their compat tasks"
+#endif
+/*
+ * A compat build (difftest_32) names its scenarios "cINDEX", so that its
+ * traces and the native ones of the same guest and seed stay apart.
+ */
+#if defined(__i386__) || defined(__arm__)
+#define DT_INDEX_PREFIX	"c"
+#define DT_TAG		"32"	/* "# dt32-seed", "# dt32-done" */
+#else
+#define DT_INDEX_PREFIX	""
+#define DT_TAG		""
 #endif
 /*
  * x32's getpid: -ENOSYS on x86_64 kernels without CONFIG_X86_X32_ABI (see
@@ -236,7 +275,8 @@ static const char *nr_name(long nr)
 
 static const long arg_pool[] = {
 	0, 1, 2, 3, 15, 30, 0777, -1, -512, -513, -514, -516, -4095,
-	0x80000000L, 0x100000003L, 1000,
+	/* for a compat task: -2147483648 and 3 */
+	(long)0x80000000UL, (long)0x100000003ULL, 1000,
 };
 
 static unsigned int gen_action(void)
@@ -694,6 +734,33 @@ static int set_reg(pid_t pid, int kind, long val)
 		r.rax = val;
 	return ptrace(PTRACE_SETREGS, pid, 0, &r) ? -errno : 0;
 }
+#elif defined(__i386__)
+static int set_reg(pid_t pid, int kind, long val)
+{
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r))
+		return -errno;
+	if (kind == ACT_NR)
+		r.orig_eax = val;
+	else if (kind == ACT_ARG0)
+		r.ebx = val;
+	else
+		r.eax = val;
+	return ptrace(PTRACE_SETREGS, pid, 0, &r) ? -errno : 0;
+}
+#elif defined(__arm__)
+static int set_reg(pid_t pid, int kind, long val)
+{
+	struct user_regs r;
+
+	if (kind == ACT_NR)
+		return ptrace(PTRACE_SET_SYSCALL, pid, 0, val) ? -errno : 0;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r))
+		return -errno;
+	r.uregs[0] = val;	/* the first argument at entry, the result at exit */
+	return ptrace(PTRACE_SETREGS, pid, 0, &r) ? -errno : 0;
+}
 #else
 static int set_reg(pid_t pid, int kind, long val)
 {
@@ -1135,10 +1202,11 @@ static void print(const char *index, const struct scenario *s)
 	char text[1024];
 
 	if (format(s, text, sizeof(text))) {
-		printf("# dt %s format-overflow\n", index);
+		printf("# dt %s%s format-overflow\n", DT_INDEX_PREFIX, index);
 		return;
 	}
-	printf("# dt %s %s = %.*s\n", index, text, (int)sh->len, sh->text);
+	printf("# dt %s%s %s = %.*s\n", DT_INDEX_PREFIX, index, text, (int)sh->len,
+	       sh->text);
 }
 
 /* "INDEX SCENARIO" lines: the scenarios scripts/difftest.py asks for. */
@@ -1239,8 +1307,9 @@ int main(int argc, char **argv)
 		uint64_t first = strtoull(argv[2], NULL, 0);
 		uint64_t count = strtoull(argv[3], NULL, 0);
 
-		printf("# dt-seed %llu first %llu count %llu\n", (unsigned long long)seed,
-		       (unsigned long long)first, (unsigned long long)count);
+		printf("# dt%s-seed %llu first %llu count %llu\n", DT_TAG,
+		       (unsigned long long)seed, (unsigned long long)first,
+		       (unsigned long long)count);
 		for (uint64_t i = first; i < first + count; i++, n++) {
 			char index[24];
 
@@ -1255,7 +1324,7 @@ int main(int argc, char **argv)
 	}
 	if (level > 0)
 		klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, level);
-	printf("# dt-done %ld\n", n);
+	printf("# dt%s-done %ld\n", DT_TAG, n);
 	printf("%sok 1 scenarios run\n", n > 0 ? "" : "not ");
 	return n > 0 ? 0 : 1;
 }

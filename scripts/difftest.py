@@ -37,13 +37,17 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = os.path.join(TOP, 'difftest', 'difftest.c')
 ACCEPTED = os.path.join(TOP, 'difftest', 'accepted.tbl')
 DT = re.compile(r'^\s*# dt (\S+) (\S+) = (.*)$')
-SEED = re.compile(r'^\s*# dt-seed (\d+) first (\d+) count (\d+)$')
-DONE = re.compile(r'^\s*# dt-done (-?\d+)$')
+# "dt" lines of the native program, "dt32" of its compat build (difftest_32,
+# whose scenario indices are "cINDEX")
+SEED = re.compile(r'^\s*# dt(32)?-seed (\d+) first (\d+) count (\d+)$')
+DONE = re.compile(r'^\s*# dt(32)?-done (-?\d+)$')
+# The compat build runs one scenario for every COMPAT_SHARE native ones.
+COMPAT_SHARE = 5
 # Register events are each ABI's own; a comparison across architectures
 # leaves them out, and the scenarios whose tracer writes registers or sent
 # the child astray (an emulated or renumbered rt_sigreturn returns into each
 # C library's own code).
-REG_EVENT = re.compile(r'^(r[a-d]x|r[sd]i|rbp|r\d+|x\d+|flags)=')
+REG_EVENT = re.compile(r'^([re][a-d]x|[re][sd]i|[re]bp|r\d+|x\d+|lr|flags)=')
 CROSS_SKIP = re.compile(r',A[ar]')
 ASTRAY = re.compile(r'(^| )astray( |$)')
 # ARCH -> the kernel image's path in an object directory (arch.tbl, via
@@ -65,8 +69,10 @@ def source_hash():
 
 
 def read_console(path):
-    """The dt lines of one guest's console: {index: (scenario, trace)}."""
-    traces, header, done = {}, None, None
+    """The dt lines of one guest's console: ({tag: (seed, first, count)},
+    {index: (scenario, trace)}, {tag: done}); tag '' for the native
+    program, '32' for the compat one."""
+    traces, headers, dones = {}, {}, {}
     with open(path, errors='replace') as f:
         for line in f:
             line = line.rstrip('\n')
@@ -76,27 +82,38 @@ def read_console(path):
                 continue
             m = SEED.match(line)
             if m:
-                header = tuple(int(x) for x in m.groups())
+                headers[m.group(1) or ''] = tuple(int(x) for x in m.groups()[1:])
                 continue
             m = DONE.match(line)
             if m:
-                done = int(m.group(1))
-    return header, traces, done
+                dones[m.group(1) or ''] = int(m.group(2))
+    return headers, traces, dones
+
+
+def compat_count(count):
+    return max(1, count // COMPAT_SHARE)
+
+
+def is_compat(index):
+    return index.startswith('c')
 
 
 def read_golden(path):
-    header, source, traces = None, None, {}
+    """({tag: (seed, first, count)}, source hash, {index: (scenario, trace)})"""
+    headers, source, traces = {}, None, {}
     with open(path) as f:
         for line in f:
             line = line.rstrip('\n')
             if line.startswith('# batch '):
-                header = tuple(int(x) for x in line.split()[2:5])
+                headers[''] = tuple(int(x) for x in line.split()[2:5])
+            elif line.startswith('# compat '):
+                headers['32'] = tuple(int(x) for x in line.split()[2:5])
             elif line.startswith('# source '):
                 source = line.split()[2]
             elif line and not line.startswith('#'):
                 index, scen, trace = line.split('\t')
                 traces[index] = (scen, trace)
-    return header, source, traces
+    return headers, source, traces
 
 
 def load_accepted():
@@ -212,17 +229,19 @@ def parse_objs(specs):
 
 
 def boot_batches(out, jobs, count):
-    """jobs: [(name, arch, obj, dt_args, scenario_file)], two at a time.
-    Returns {name: traces}."""
+    """jobs: [(name, arch, obj, dt_args, dt_args32, scenario_file)], two at
+    a time; dt_args for the native program, dt_args32 for the compat one,
+    either empty.  Returns {name: traces}."""
     results = {}
-    timeout = 120 + count // 2
+    # a guard against a hung guest: about twice the time scenarios take
+    timeout = 120 + count
     for k in range(0, len(jobs), 2):
         procs = []
-        for name, arch, obj, args, sfile in jobs[k:k + 2]:
+        for name, arch, obj, args, args32, sfile in jobs[k:k + 2]:
             d = os.path.join(out, name)
             os.makedirs(d, exist_ok=True)
             env = dict(os.environ, OUT=d, SUITE='difftest', DT_ARGS=args,
-                       DT_SCENARIOS=sfile or '', SMP='1',
+                       DT_ARGS32=args32, DT_SCENARIOS=sfile or '', SMP='1',
                        BOOT_TIMEOUT=str(timeout + 300))
             initrd = subprocess.run([os.path.join(TOP, 'scripts', 'initramfs.sh'), arch, obj],
                                     env=env, stdout=subprocess.PIPE, text=True)
@@ -232,13 +251,14 @@ def boot_batches(out, jobs, count):
             p = subprocess.Popen([os.path.join(TOP, 'scripts', 'boot.sh'), arch,
                                   os.path.join(obj, IMAGES[arch]), initrd.stdout.strip(), log,
                                   f'entrylab_timeout={timeout}'], env=env)
-            procs.append((name, p, log, obj))
-        for name, p, log, obj in procs:
+            procs.append((name, p, log, obj, [t for t, x in (('', args), ('32', args32)) if x]))
+        for name, p, log, obj, tags in procs:
             rc = p.wait()
-            header, traces, done = read_console(log)
-            if rc or done is None or done < 0 or done != len(traces):
+            _, traces, dones = read_console(log)
+            if (rc or any(dones.get(t, -1) < 0 for t in tags) or
+                    sum(dones.values()) != len(traces)):
                 die(f'{name}: the guest did not run its scenarios to the end '
-                    f'(boot status {rc}, {len(traces)} traces, see {log})')
+                    f'(boot status {rc}, {len(traces)} traces, {dones} done, see {log})')
             # A WARN or lockdep splat while the scenarios ran (their text
             # does not reach the console then): the judge's end-of-run check.
             with open(log, errors='replace') as f:
@@ -305,10 +325,10 @@ def kind_of(u):
     return (re.sub(r'[\d(=].*', '', x), re.sub(r'[\d(=].*', '', y))
 
 
-def shrink(out, runs, scens, rules, kind, compare_kind):
+def shrink(out, runs, scens, rules, kind, compare_kind, compat):
     """The smallest scenarios that still differ unexplained, the same kind
     of difference.  runs: the two (name, arch, obj) to boot; scens: the
-    scenario as each of them draws it."""
+    scenario as each of them draws it; compat: run by the compat build."""
     for rnd in range(MAX_SHRINK_ROUNDS):
         cands = candidates(*scens)
         if not cands:
@@ -317,11 +337,12 @@ def shrink(out, runs, scens, rules, kind, compare_kind):
         for k, (name, arch, obj) in enumerate(runs):
             sfile = os.path.join(out, f'shrink-{name}.txt')
             write_scenarios(sfile, [c[k] for c in cands])
-            jobs.append((f'shrink-{name}', arch, obj, '-f scenarios', sfile))
+            args = ('', '-f scenarios') if compat else ('-f scenarios', '')
+            jobs.append((f'shrink-{name}', arch, obj, *args, sfile))
         res = boot_batches(out, jobs, len(cands))
         rep = compare(compare_kind, runs[0][1] if compare_kind == 'base-series' else '*',
                       res[jobs[0][0]], res[jobs[1][0]], rules)
-        still = [int(u[0]) for u in rep['unexplained'] if kind_of(u) == kind]
+        still = [int(u[0].lstrip('c')) for u in rep['unexplained'] if kind_of(u) == kind]
         if not still:
             break
         scens = min((cands[i] for i in still), key=lambda c: len(c[0]))
@@ -329,7 +350,7 @@ def shrink(out, runs, scens, rules, kind, compare_kind):
     return scens
 
 
-def reproducer(path, scen):
+def reproducer(path, scen, compat=False):
     """One C file: the program with the project's headers inlined where it
     includes them, running the one scenario when started without arguments."""
     with open(SOURCE) as f:
@@ -341,7 +362,9 @@ def reproducer(path, scen):
     src = re.sub(r'^#include "([a-z_]+\.h)"\n', inline, src, flags=re.M)
     with open(path, 'w') as f:
         f.write(f'/*\n * Reproducer: {scen}\n'
-                ' * cc -static -O2 -o repro THIS_FILE && ./repro (as root), on both kernels\n */\n'
+                + (' * A compat task: cc -m32 (ia32) or an armhf compiler (AArch32).\n'
+                   if compat else '')
+                + ' * cc -static -O2 -o repro THIS_FILE && ./repro (as root), on both kernels\n */\n'
                 f'#define DT_REPRO "{scen}"\n{src}')
 
 
@@ -361,10 +384,11 @@ def cmd_run(a):
     objs = parse_objs(a.obj)
     out = a.out
     args = f'{a.seed} 0 {a.count}'
+    args32 = f'{a.seed} 0 {compat_count(a.count)}'
     jobs = []
     for arch in a.arch:
         for v in ('base', 'series'):
-            jobs.append((f'{arch}-{v}', arch, objs[f'{arch}:{v}'], args, None))
+            jobs.append((f'{arch}-{v}', arch, objs[f'{arch}:{v}'], args, args32, None))
     res = boot_batches(out, jobs, a.count)
     bad = 0
     for arch in a.arch:
@@ -374,9 +398,9 @@ def cmd_run(a):
         for u in distinct(rep['unexplained'])[:MAX_SHRUNK]:
             small = shrink(out, [('base', arch, objs[f'{arch}:base']),
                                  ('series', arch, objs[f'{arch}:series'])],
-                           (u[1], u[1]), rules, kind_of(u), 'base-series')[0]
+                           (u[1], u[1]), rules, kind_of(u), 'base-series', is_compat(u[0]))[0]
             path = os.path.join(out, f'repro-{arch}-{u[0]}.c')
-            reproducer(path, small)
+            reproducer(path, small, is_compat(u[0]))
             print(f'  scenario {u[0]} shrunk to: {small}\n  reproducer: {path}')
     if len(a.arch) == 2:
         x, y = a.arch
@@ -387,12 +411,13 @@ def cmd_run(a):
         for u in distinct(rep['unexplained'])[:MAX_SHRUNK]:
             small = shrink(out, [(f'{x}-series', x, objs[f'{x}:series']),
                                  (f'{y}-series', y, objs[f'{y}:series'])],
-                           (u[1], u[2]), rules, kind_of(u), f'{x}-{y}')
+                           (u[1], u[2]), rules, kind_of(u), f'{x}-{y}', is_compat(u[0]))
             for arch, sc in zip((x, y), small):
                 path = os.path.join(out, f'repro-{arch}-{u[0]}.c')
-                reproducer(path, sc)
+                reproducer(path, sc, is_compat(u[0]))
                 print(f'  scenario {u[0]} on {arch} shrunk to: {sc}\n  reproducer: {path}')
-    print(f'seed {a.seed}, {a.count} scenarios per kernel: '
+    print(f'seed {a.seed}, {a.count} scenarios per kernel '
+          f'(and {compat_count(a.count)} compat): '
           + ('no unexplained difference' if not bad else f'{bad} unexplained differences'))
     return 1 if bad else 0
 
@@ -400,15 +425,20 @@ def cmd_run(a):
 def cmd_record(a):
     objs = parse_objs(a.obj)
     for arch in a.arch:
+        n32 = compat_count(a.count)
         res = boot_batches(a.out, [(f'{arch}-base', arch, objs[f'{arch}:base'],
-                                    f'{a.seed} 0 {a.count}', None)], a.count)
+                                    f'{a.seed} 0 {a.count}', f'{a.seed} 0 {n32}', None)],
+                           a.count)
         path = os.path.join(TOP, 'difftest', f'base-{arch}.trace')
         with open(path, 'w') as f:
             f.write('# The base kernel\'s traces of make test\'s difftest batch, written by\n'
-                    '# make difftest-record; INDEX <tab> SCENARIO <tab> TRACE.\n')
-            f.write(f'# batch {a.seed} 0 {a.count}\n# source {source_hash()}\n')
+                    '# make difftest-record; INDEX <tab> SCENARIO <tab> TRACE (cINDEX:\n'
+                    '# the compat build\'s).\n')
+            f.write(f'# batch {a.seed} 0 {a.count}\n# compat {a.seed} 0 {n32}\n'
+                    f'# source {source_hash()}\n')
             for index, (scen, trace) in sorted(res[f'{arch}-base'].items(),
-                                               key=lambda kv: int(kv[0])):
+                                               key=lambda kv: (is_compat(kv[0]),
+                                                               int(kv[0].lstrip('c')))):
                 f.write(f'{index}\t{scen}\t{trace}\n')
         print(f'{path}: {len(res[arch + "-base"])} scenarios')
     return 0
@@ -424,15 +454,17 @@ def cmd_batch(a):
     runs, bases = {}, {}
     for arch in a.arch:
         golden = os.path.join(TOP, 'difftest', f'base-{arch}.trace')
-        header, source, base = read_golden(golden)
+        headers, source, base = read_golden(golden)
         log = os.path.join(a.out, arch, 'console.log')
-        got_header, series, done = (read_console(log) if os.path.exists(log)
-                                    else (None, {}, None))
+        got_headers, series, dones = (read_console(log) if os.path.exists(log)
+                                      else ({}, {}, {}))
         result(source == source_hash(), f'{arch}: the recorded base traces are from this difftest.c',
                f'{golden} has source {source}, difftest.c is {source_hash()}: make difftest-record')
-        result(header is not None and got_header == header and done == header[2] == len(series),
-               f'{arch}: the guest ran the recorded batch to its end',
-               f'recorded {header}, ran {got_header}, {done} done, {len(series)} traces')
+        for tag, what in (('', 'batch'), ('32', 'compat batch')):
+            h, n = headers.get(tag), sum(is_compat(i) == (tag == '32') for i in series)
+            result(h is not None and got_headers.get(tag) == h and dones.get(tag) == h[2] == n,
+                   f'{arch}: the guest ran the recorded {what} to its end',
+                   f'recorded {h}, ran {got_headers.get(tag)}, {dones.get(tag)} done, {n} traces')
         rep = compare('base-series', arch, base, series, rules)
         for line, n in sorted(rep['accepted'].items()):
             r = next(x for x in rules if x['line'] == line)

@@ -8,9 +8,9 @@
 # $OUT/ARCH/initramfs.cpio.  ONLY=NAME keeps one program.  SUITE=bench packs
 # bench/bench.c and the BENCH_SMP lines of bench/bench.list instead of the
 # tests, SUITE=rseqstats bench/rseq_stats.c and the rseq selftests its
-# workload runs; SUITE=difftest difftest/difftest.c, run with DT_ARGS.
-# Every tests run also has difftest's short batch (difftest/base-ARCH.trace
-# names it).  BUSYBOX=PATH adds that static busybox as /bin/busybox and
+# workload runs; SUITE=difftest difftest/difftest.c and its compat build
+# difftest_32, run with DT_ARGS and DT_ARGS32.  Every tests run also has
+# difftest's short batches (difftest/base-ARCH.trace names them).  BUSYBOX=PATH adds that static busybox as /bin/busybox and
 # /bin/run-test (the init, run by that name: see guest/init.c) for make
 # shell.  Prints the path.
 . "$(dirname "$0")/lib.sh"
@@ -98,17 +98,24 @@ build_tests() {
 		echo "${name}_cached seccomp_allow $name"
 	done >>"$dir/tests/list"
 	"${TOP}/scripts/selftests.sh" "$arch" "$obj" "$dir/tests" >>"$dir/tests/list"
-	# The short difftest batch, the one whose base traces are recorded.
-	local batch
-	batch=$(sed -n 's/^# batch \([0-9]* [0-9]* [0-9]*\)$/\1/p' "${TOP}/difftest/base-$arch.trace" 2>/dev/null)
-	[ -n "$batch" ] || die "no recorded base traces in difftest/base-$arch.trace (make difftest-record ARCH=$arch)"
+	# The short difftest batches, native and compat, whose base traces
+	# are recorded.
+	local batch batch32 trace=${TOP}/difftest/base-$arch.trace
+	batch=$(sed -n 's/^# batch \([0-9]* [0-9]* [0-9]*\)$/\1/p' "$trace" 2>/dev/null)
+	batch32=$(sed -n 's/^# compat \([0-9]* [0-9]* [0-9]*\)$/\1/p' "$trace" 2>/dev/null)
+	[ -n "$batch" ] && [ -n "$batch32" ] ||
+		die "no recorded base traces in difftest/base-$arch.trace (make difftest-record ARCH=$arch)"
 	build_difftest
 	echo "difftest difftest $batch" >>"$dir/tests/list"
+	echo "difftest_32 difftest_32 $batch32" >>"$dir/tests/list"
 }
 
+# difftest and its compat build difftest_32
 build_difftest() {
 	"$cc" "${cflags[@]}" -isystem "$khdr" -o "$dir/tests/difftest" \
 		"${TOP}/difftest/difftest.c" || die "difftest/difftest.c does not build for $arch"
+	"${cc32[@]}" "${cflags[@]}" -o "$dir/tests/difftest_32" "${TOP}/difftest/difftest.c" ||
+		die "difftest/difftest.c does not build as a 32-bit program for $arch"
 }
 
 case ${SUITE:-tests} in
@@ -132,11 +139,14 @@ rseqstats)
 	[ -s "$dir/tests/rseq_selftests" ] || die "tests/upstream.tbl names no rseq selftest"
 	;;
 difftest)
-	# DT_ARGS: "SEED FIRST COUNT", or "-f scenarios" with DT_SCENARIOS,
-	# a file of "INDEX SCENARIO" lines (scripts/difftest.py).
-	[ -n "${DT_ARGS:-}" ] || die "SUITE=difftest needs DT_ARGS"
+	# DT_ARGS (difftest) and DT_ARGS32 (difftest_32), either empty for
+	# none: "SEED FIRST COUNT", or "-f scenarios" with DT_SCENARIOS, a
+	# file of "INDEX SCENARIO" lines (scripts/difftest.py).
+	[ -n "${DT_ARGS:-}${DT_ARGS32:-}" ] || die "SUITE=difftest needs DT_ARGS or DT_ARGS32"
 	build_difftest
-	echo "difftest difftest $DT_ARGS" >"$dir/tests/list"
+	: >"$dir/tests/list"
+	[ -z "${DT_ARGS:-}" ] || echo "difftest difftest $DT_ARGS" >>"$dir/tests/list"
+	[ -z "${DT_ARGS32:-}" ] || echo "difftest_32 difftest_32 $DT_ARGS32" >>"$dir/tests/list"
 	if [ -n "${DT_SCENARIOS:-}" ]; then
 		cp "$DT_SCENARIOS" "$dir/tests/scenarios" || die "no scenario file $DT_SCENARIOS"
 	fi
