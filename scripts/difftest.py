@@ -325,23 +325,27 @@ def kind_of(u):
     return (re.sub(r'[\d(=].*', '', x), re.sub(r'[\d(=].*', '', y))
 
 
-def shrink(out, runs, scens, rules, kind, compare_kind, compat):
+def shrink(out, runs, scens, rules, kind, compare_kind, compat, bases=()):
     """The smallest scenarios that still differ unexplained, the same kind
     of difference.  runs: the two (name, arch, obj) to boot; scens: the
-    scenario as each of them draws it; compat: run by the compat build."""
+    scenario as each of them draws it; compat: run by the compat build;
+    bases: for a comparison across architectures, the two base kernels'
+    (name, arch, obj), booted too, so that a smaller scenario whose
+    difference 6.12 has as well does not count as still differing."""
     for rnd in range(MAX_SHRINK_ROUNDS):
         cands = candidates(*scens)
         if not cands:
             break
         jobs = []
-        for k, (name, arch, obj) in enumerate(runs):
+        for k, (name, arch, obj) in list(enumerate(runs)) + list(enumerate(bases)):
             sfile = os.path.join(out, f'shrink-{name}.txt')
             write_scenarios(sfile, [c[k] for c in cands])
             args = ('', '-f scenarios') if compat else ('-f scenarios', '')
             jobs.append((f'shrink-{name}', arch, obj, *args, sfile))
         res = boot_batches(out, jobs, len(cands))
         rep = compare(compare_kind, runs[0][1] if compare_kind == 'base-series' else '*',
-                      res[jobs[0][0]], res[jobs[1][0]], rules)
+                      res[jobs[0][0]], res[jobs[1][0]], rules,
+                      (res[jobs[2][0]], res[jobs[3][0]]) if bases else None)
         still = [int(u[0].lstrip('c')) for u in rep['unexplained'] if kind_of(u) == kind]
         if not still:
             break
@@ -411,7 +415,9 @@ def cmd_run(a):
         for u in distinct(rep['unexplained'])[:MAX_SHRUNK]:
             small = shrink(out, [(f'{x}-series', x, objs[f'{x}:series']),
                                  (f'{y}-series', y, objs[f'{y}:series'])],
-                           (u[1], u[2]), rules, kind_of(u), f'{x}-{y}', is_compat(u[0]))
+                           (u[1], u[2]), rules, kind_of(u), f'{x}-{y}', is_compat(u[0]),
+                           [(f'{x}-base', x, objs[f'{x}:base']),
+                            (f'{y}-base', y, objs[f'{y}:base'])])
             for arch, sc in zip((x, y), small):
                 path = os.path.join(out, f'repro-{arch}-{u[0]}.c')
                 reproducer(path, sc, is_compat(u[0]))
