@@ -719,7 +719,16 @@ struct dt_info {
 	};
 };
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__)
+#ifdef __x86_64__
+#define REG_NR		orig_rax
+#define REG_ARG0	rdi
+#define REG_RET		rax
+#else
+#define REG_NR		orig_eax
+#define REG_ARG0	ebx
+#define REG_RET		eax
+#endif
 static int set_reg(pid_t pid, int kind, long val)
 {
 	struct user_regs_struct r;
@@ -727,26 +736,11 @@ static int set_reg(pid_t pid, int kind, long val)
 	if (ptrace(PTRACE_GETREGS, pid, 0, &r))
 		return -errno;
 	if (kind == ACT_NR)
-		r.orig_rax = val;
+		r.REG_NR = val;
 	else if (kind == ACT_ARG0)
-		r.rdi = val;
+		r.REG_ARG0 = val;
 	else
-		r.rax = val;
-	return ptrace(PTRACE_SETREGS, pid, 0, &r) ? -errno : 0;
-}
-#elif defined(__i386__)
-static int set_reg(pid_t pid, int kind, long val)
-{
-	struct user_regs_struct r;
-
-	if (ptrace(PTRACE_GETREGS, pid, 0, &r))
-		return -errno;
-	if (kind == ACT_NR)
-		r.orig_eax = val;
-	else if (kind == ACT_ARG0)
-		r.ebx = val;
-	else
-		r.eax = val;
+		r.REG_RET = val;
 	return ptrace(PTRACE_SETREGS, pid, 0, &r) ? -errno : 0;
 }
 #elif defined(__arm__)
@@ -984,7 +978,8 @@ static int events_on(pid_t pid)
 
 /*
  * The child's raw_syscalls events from the start marker's exit to the end
- * marker's entry, as tokens: sys_enter(NAME) and sys_exit(RET).
+ * marker's entry (or its exit, when it was emulated), as tokens:
+ * sys_enter(NAME) and sys_exit(NAME,RET).
  */
 static void events_off(void)
 {
@@ -1020,10 +1015,19 @@ static void events_off(void)
 		}
 		p = strstr(line, "sys_exit: NR ");
 		if (p && sscanf(p, "sys_exit: NR %ld = %ld", &nr, &val) == 2) {
-			if (state == 1)
+			if (state == 1) {
 				state = 2;
-			else if (state == 2)
+			} else if (state == 2) {
 				emit("sys_exit(%s,%ld)", nr_name(nr), val);
+				/*
+				 * The end marker's exit, its entry unseen: it was
+				 * emulated (PTRACE_SYSEMU), which has no sys_enter.
+				 * What follows is the helper thread's handshake,
+				 * whose futex calls depend on timing.
+				 */
+				if (nr == MARKER_NR)
+					state = 3;
+			}
 		}
 	}
 	fclose(f);
