@@ -255,6 +255,9 @@ static const struct { long nr; const char *name; } nr_names[] = {
 	{ __NR_lseek, "lseek" }, { __NR_close, "close" },
 	{ __NR_ftruncate, "ftruncate" },
 	{ __NR_rt_sigreturn, "rt_sigreturn" }, { -1, "-1" },
+#ifdef __NR_sigreturn
+	{ __NR_sigreturn, "sigreturn" },
+#endif
 	{ NR_TABLE_END, "end" }, { NR_TABLE_END + 1, "end+1" },
 	{ X32_GETPID, "x32_getpid" },
 };
@@ -774,12 +777,25 @@ static int set_reg(pid_t pid, int kind, long val)
 }
 #endif
 
+/*
+ * rt_sigreturn, or the 32-bit ABIs' sigreturn, which a handler installed
+ * without SA_SIGINFO returns through there.
+ */
+static int is_sigreturn(uint64_t nr)
+{
+#ifdef __NR_sigreturn
+	if (nr == __NR_sigreturn)
+		return 1;
+#endif
+	return nr == __NR_rt_sigreturn;
+}
+
 /* A syscall or seccomp stop, as PTRACE_GET_SYSCALL_INFO describes it. */
 static void emit_stop(const struct dt_info *info)
 {
 	/* rt_sigreturn's registers are whatever the handler left: addresses */
-	if (info->op == PTRACE_SYSCALL_INFO_ENTRY && info->entry.nr == __NR_rt_sigreturn)
-		emit("entry(rt_sigreturn)");
+	if (info->op == PTRACE_SYSCALL_INFO_ENTRY && is_sigreturn(info->entry.nr))
+		emit("entry(%s)", nr_name(info->entry.nr));
 	else if (info->op == PTRACE_SYSCALL_INFO_ENTRY)
 		emit("entry(%s,%ld,%ld)", nr_name(info->entry.nr),
 		     (long)info->entry.args[0], (long)info->entry.args[1]);
@@ -902,7 +918,7 @@ static int tracer(const struct scenario *s, pid_t pid)
 			continue;
 		emit_stop(&info);
 		if (!astray && info.op == PTRACE_SYSCALL_INFO_ENTRY &&
-		    info.entry.nr == __NR_rt_sigreturn &&
+		    is_sigreturn(info.entry.nr) &&
 		    (s->tracer == TRACE_SYSEMU ||
 		     (nact < s->nacts && s->act[nact].kind == ACT_NR))) {
 			astray = 1;
