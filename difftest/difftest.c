@@ -473,6 +473,12 @@ struct shared {
 	char text[TRACE_LEN];
 };
 static struct shared *sh;
+/*
+ * The raw_syscalls events' trace_pipe while they are on (events_state()),
+ * non-blocking: a read consumes what it returns, so that two scenarios
+ * need no reset of the buffer between them (another wait).
+ */
+static int events_pipe = -1;
 
 /* No allocation and no syscall: the SIGSYS handler and the child use it. */
 static void emit(const char *fmt, ...)
@@ -641,9 +647,15 @@ static void child(const struct scenario *s, int go)
 	int fd;
 	char c;
 
-	/* the parent turns the events on for this PID first */
-	if (go >= 0 && read(go, &c, 1) != 1)
-		emit("go=%d", errno);
+	/* the parent's, which would move the descriptors the calls return */
+	if (events_pipe >= 0)
+		close(events_pipe);
+	/* the parent points the events at this PID first */
+	if (go >= 0) {
+		if (read(go, &c, 1) != 1)
+			emit("go=%d", errno);
+		close(go);
+	}
 	/*
 	 * Descriptors 0-2 are in arg_pool: /dev/null, whatever the program's
 	 * own are, so that a call on them does the same everywhere (and an
@@ -655,10 +667,6 @@ static void child(const struct scenario *s, int go)
 			emit("devnull=%d", errno);
 	if (fd > 2)
 		close(fd);
-	if (s->tracer) {
-		ptrace(PTRACE_TRACEME, 0, 0, 0);
-		raise(SIGSTOP);
-	}
 	sa.sa_sigaction = on_sigsys;
 	sa.sa_flags |= SA_SIGINFO;
 	sigaction(SIGSYS, &sa, NULL);
@@ -680,6 +688,17 @@ static void child(const struct scenario *s, int go)
 		ret = prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, 0, 0,
 			    &sh->selector);
 		emit("sud=%ld", ret ? -(long)errno : 0L);
+	}
+	/*
+	 * Traced from here on: each stop before the marker costs the guest a
+	 * tick (see scripts/difftest.py), so as few calls as can be.  The
+	 * helper thread, there already, is not traced either way (no
+	 * PTRACE_O_TRACECLONE); the SIGSTOP is its own thread's, which the
+	 * tracer takes away at the delivery stop.
+	 */
+	if (s->tracer) {
+		ptrace(PTRACE_TRACEME, 0, 0, 0);
+		raise(SIGSTOP);
 	}
 	if (s->nfilters)
 		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
@@ -967,29 +986,78 @@ static int write_file(const char *path, const char *text)
 }
 
 /*
- * Trace the raw_syscalls events of PID alone, from an empty buffer.  The
- * PID goes into the events' filter, not into set_event_pid: the latter
- * hooks sched_switch and sched_wakeup, and an x86_64 guest under TCG was
- * seen to oops on an int3 in ttwu_do_wakeup while their call sites were
- * patched and the other cpu ran them.  For the same reason no comm
- * recording.  A filter is swapped as a pointer; only the raw_syscalls
- * call sites are patched, which a task reaches in a syscall alone (here
- * this process and its child: the rest of the guest waits).
+ * The raw_syscalls events go on and off as rarely as can be: each switch
+ * patches their call sites and waits (about 0.1 s under TCG), so the
+ * scenario loops run those without events first and those with them
+ * after.  A child forked while they are on has the syscall work flag from
+ * fork, one forked before from their registration: the same flag when
+ * its first recorded call runs.  No comm recording.
  */
-static int events_on(pid_t pid)
+static int events_enabled;
+static char events_buf[1 << 18];
+
+static int events_state(int on)
+{
+	int ret = 0;
+
+	if (on == events_enabled)
+		return 0;
+	if (on) {
+		ret = write_file(TRACING "options/record-cmd", "0");
+		events_pipe = open(TRACING "trace_pipe", O_RDONLY | O_NONBLOCK);
+		if (!ret && events_pipe < 0)
+			ret = -errno;
+	}
+	if (!ret)
+		ret = write_file(TRACING "events/raw_syscalls/enable", on ? "1" : "0");
+	if (!ret && !on)
+		ret = write_file(TRACING "events/raw_syscalls/filter", "0");
+	if (!ret)
+		events_enabled = on;
+	if (!events_enabled && events_pipe >= 0) {
+		close(events_pipe);
+		events_pipe = -1;
+	}
+	return ret;
+}
+
+/*
+ * What trace_pipe holds, consumed, into events_buf (NUL-terminated): its
+ * length; -1 when it did not fit, or -errno.
+ */
+static ssize_t events_take(void)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < sizeof(events_buf) - 1 &&
+	       (n = read(events_pipe, events_buf + len, sizeof(events_buf) - 1 - len)) > 0)
+		len += n;
+	events_buf[len] = 0;
+	if (len == sizeof(events_buf) - 1)
+		return -1;
+	return n < 0 && errno != EAGAIN ? -errno : (ssize_t)len;
+}
+
+/*
+ * Record the events of PID alone, from an empty buffer.  The PID goes
+ * into the events' filter, not into set_event_pid: the latter hooks
+ * sched_switch and sched_wakeup, and an x86_64 guest under TCG was seen to
+ * oops on an int3 in ttwu_do_wakeup while their call sites were patched
+ * and the other cpu ran them.  A filter is swapped as a pointer.
+ */
+static int events_select(pid_t pid)
 {
 	char buf[40];
+	ssize_t n = 0;
 	int ret;
 
-	ret = write_file(TRACING "options/record-cmd", "0");
 	snprintf(buf, sizeof(buf), "common_pid == %d\n", pid);
-	if (!ret)
-		ret = write_file(TRACING "events/raw_syscalls/filter", buf);
-	if (!ret)
-		ret = write_file(TRACING "trace", "");
-	if (!ret)
-		ret = write_file(TRACING "events/raw_syscalls/enable", "1");
-	return ret;
+	ret = write_file(TRACING "events/raw_syscalls/filter", buf);
+	/* what earlier scenarios left */
+	while (!ret && (n = events_take()) == -1)
+		;
+	return ret ? ret : n < 0 ? n : 0;
 }
 
 /*
@@ -997,28 +1065,22 @@ static int events_on(pid_t pid)
  * marker's entry (or its exit, when it was emulated), as tokens:
  * sys_enter(NAME) and sys_exit(NAME,RET).
  */
-static void events_off(void)
+static void events_read(void)
 {
-	char line[512];
+	ssize_t len = events_take();
+	char *line, *save;
 	int state = 0;
-	FILE *f;
 
-	if (write_file(TRACING "events/raw_syscalls/enable", "0")) {
-		emit("events-off=%d", errno);
+	if (len < 0) {
+		emit("events-read=%zd", len);
 		return;
 	}
-	f = fopen(TRACING "trace", "r");
-	if (!f) {
-		emit("events-read=%d", errno);
-		return;
-	}
-	while (fgets(line, sizeof(line), f)) {
+	for (line = strtok_r(events_buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *p;
 		long nr, val;
 		unsigned long a0;
 
-		if (line[0] == '#')
-			continue;
 		p = strstr(line, "sys_enter: NR ");
 		if (p && sscanf(p, "sys_enter: NR %ld (%lx", &nr, &a0) == 2) {
 			if (nr == MARKER_NR && (long)a0 == MARKER_START)
@@ -1046,9 +1108,6 @@ static void events_off(void)
 			}
 		}
 	}
-	fclose(f);
-	write_file(TRACING "events/raw_syscalls/filter", "0");
-	write_file(TRACING "trace", "");
 }
 
 /* ---- the USER_NOTIF supervisor ---------------------------------------- */
@@ -1134,7 +1193,7 @@ static void *supervise(void *arg)
 static void run(const struct scenario *s)
 {
 	struct supervised sv;
-	int status, go[2], supervised;
+	int status, go[2], supervised, ret;
 	pthread_t sup;
 	struct stat st;
 	off_t off;
@@ -1152,6 +1211,11 @@ static void run(const struct scenario *s)
 	sh->done = 0;
 	sh->supervisor_err = 0;
 	fflush(stdout);
+	ret = events_state(s->events);
+	if (ret) {
+		emit("events-%s=%d", s->events ? "on" : "off", ret);
+		return;
+	}
 	if (s->events && pipe(go)) {
 		emit("pipe=%d", errno);
 		return;
@@ -1169,10 +1233,9 @@ static void run(const struct scenario *s)
 		_exit(1);
 	}
 	if (s->events) {
-		int ret = events_on(pid);
-
+		ret = events_select(pid);
 		if (ret)
-			emit("events-on=%d", ret);
+			emit("events-select=%d", ret);
 		close(go[0]);
 		/* the child reads one byte: go */
 		if (write(go[1], "g", 1) != 1)
@@ -1201,7 +1264,7 @@ static void run(const struct scenario *s)
 		emit("astray");
 	}
 	if (s->events)
-		events_off();
+		events_read();
 	off = lseek(WITNESS_FD, 0, SEEK_CUR);
 	if (fstat(WITNESS_FD, &st) || off < 0)
 		emit("witness=?%d", errno);
@@ -1242,15 +1305,21 @@ static int run_file(const char *path)
 		printf("# %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%23s %999s", index, text) != 2 || parse(&s, text)) {
-			printf("# bad scenario line: %s", line);
-			n = -1;
-			break;
+	/* those without events first (events_state()) */
+	for (int events = 0; events < 2 && n >= 0; events++) {
+		rewind(f);
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%23s %999s", index, text) != 2 || parse(&s, text)) {
+				printf("# bad scenario line: %s", line);
+				n = -1;
+				break;
+			}
+			if (s.events != events)
+				continue;
+			run(&s);
+			print(index, &s);
+			n++;
 		}
-		run(&s);
-		print(index, &s);
-		n++;
 	}
 	fclose(f);
 	return n;
@@ -1330,18 +1399,25 @@ int main(int argc, char **argv)
 		printf("# dt%s-seed %llu first %llu count %llu\n", DT_TAG,
 		       (unsigned long long)seed, (unsigned long long)first,
 		       (unsigned long long)count);
-		for (uint64_t i = first; i < first + count; i++, n++) {
-			char index[24];
+		/* those without events first (events_state()) */
+		for (int events = 0; events < 2; events++)
+			for (uint64_t i = first; i < first + count; i++) {
+				char index[24];
 
-			generate(&s, seed, i);
-			run(&s);
-			snprintf(index, sizeof(index), "%llu", (unsigned long long)i);
-			print(index, &s);
-		}
+				generate(&s, seed, i);
+				if (s.events != events)
+					continue;
+				run(&s);
+				snprintf(index, sizeof(index), "%llu", (unsigned long long)i);
+				print(index, &s);
+				n++;
+			}
 	} else {
 		fputs(usage, stdout);
 		n = -1;
 	}
+	if (events_state(0))
+		printf("# events off: %s\n", strerror(errno));
 	if (level > 0)
 		klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, level);
 	printf("# dt%s-done %ld\n", DT_TAG, n);

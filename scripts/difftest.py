@@ -30,6 +30,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import judge
 
@@ -54,6 +55,16 @@ ASTRAY = re.compile(r'(^| )astray( |$)')
 # --image from difftest.sh)
 IMAGES = {}
 MAX_SHRINK_ROUNDS = 25
+# Guests at a time.  Each has one vCPU, idle more than half the time: a
+# tracee that wakes its tracer on a debug kernel is preempted before it
+# sleeps (in lockdep's annotation in schedule()), so the tracer's next
+# ptrace request waits a tick in wait_task_inactive(), at every stop; and
+# turning the raw_syscalls events on and off waits (about 0.1 s, 90% of it
+# idle).  More guests than cores keep the cores busy.
+GUESTS = int(os.environ.get('DT_GUESTS') or 2 * (os.cpu_count() or 1))
+# A kernel's scenarios are split into guests of at most SHARD, so that the
+# last guests do not run alone.
+SHARD = 2000
 MAX_SHRUNK = 3
 # make test's batch: the unexplained differences listed one by one
 SHOWN = 5
@@ -228,46 +239,85 @@ def parse_objs(specs):
     return objs
 
 
-def boot_batches(out, jobs, count):
-    """jobs: [(name, arch, obj, dt_args, dt_args32, scenario_file)], two at
-    a time; dt_args for the native program, dt_args32 for the compat one,
-    either empty.  Returns {name: traces}."""
-    results = {}
+def boot_batches(out, jobs):
+    """jobs: [(name, arch, obj, dt_args, dt_args32, scenario_file, count)],
+    GUESTS at a time; dt_args for the native program, dt_args32 for the
+    compat one, either empty; count: how many scenarios the guest runs.
+    Returns {name: traces}."""
+    results, queue, running = {}, list(jobs), []
+    while queue or running:
+        while queue and len(running) < GUESTS:
+            running.append(start_guest(out, *queue.pop(0)))
+        for job in running:
+            if job[1].poll() is not None:
+                running.remove(job)
+                results[job[0]] = guest_traces(*job)
+                break
+        else:
+            time.sleep(0.5)
+    return results
+
+
+def start_guest(out, name, arch, obj, args, args32, sfile, count):
+    d = os.path.join(out, name)
+    os.makedirs(d, exist_ok=True)
     # a guard against a hung guest: about twice the time scenarios take
     timeout = 120 + count
-    for k in range(0, len(jobs), 2):
-        procs = []
-        for name, arch, obj, args, args32, sfile in jobs[k:k + 2]:
-            d = os.path.join(out, name)
-            os.makedirs(d, exist_ok=True)
-            env = dict(os.environ, OUT=d, SUITE='difftest', DT_ARGS=args,
-                       DT_ARGS32=args32, DT_SCENARIOS=sfile or '', SMP='1',
-                       BOOT_TIMEOUT=str(timeout + 300))
-            initrd = subprocess.run([os.path.join(TOP, 'scripts', 'initramfs.sh'), arch, obj],
-                                    env=env, stdout=subprocess.PIPE, text=True)
-            if initrd.returncode:
-                die(f'{name}: the initramfs did not build')
-            log = os.path.join(d, 'console.log')
-            p = subprocess.Popen([os.path.join(TOP, 'scripts', 'boot.sh'), arch,
-                                  os.path.join(obj, IMAGES[arch]), initrd.stdout.strip(), log,
-                                  f'entrylab_timeout={timeout}'], env=env)
-            procs.append((name, p, log, obj, [t for t, x in (('', args), ('32', args32)) if x]))
-        for name, p, log, obj, tags in procs:
-            rc = p.wait()
-            _, traces, dones = read_console(log)
-            if (rc or any(dones.get(t, -1) < 0 for t in tags) or
-                    sum(dones.values()) != len(traces)):
-                die(f'{name}: the guest did not run its scenarios to the end '
-                    f'(boot status {rc}, {len(traces)} traces, {dones} done, see {log})')
-            # A WARN or lockdep splat while the scenarios ran (their text
-            # does not reach the console then): the judge's end-of-run check.
-            with open(log, errors='replace') as f:
-                _, problems = judge.kernel_state(f.read().splitlines(),
-                                                 judge.load_config(os.path.join(obj, '.config')))
-            if problems:
-                die(f'{name}: {"; ".join(problems)} (see {log})')
-            results[name] = traces
-    return results
+    env = dict(os.environ, OUT=d, SUITE='difftest', DT_ARGS=args,
+               DT_ARGS32=args32, DT_SCENARIOS=sfile or '', SMP='1',
+               BOOT_TIMEOUT=str(timeout + 300))
+    initrd = subprocess.run([os.path.join(TOP, 'scripts', 'initramfs.sh'), arch, obj],
+                            env=env, stdout=subprocess.PIPE, text=True)
+    if initrd.returncode:
+        die(f'{name}: the initramfs did not build')
+    log = os.path.join(d, 'console.log')
+    p = subprocess.Popen([os.path.join(TOP, 'scripts', 'boot.sh'), arch,
+                          os.path.join(obj, IMAGES[arch]), initrd.stdout.strip(), log,
+                          f'entrylab_timeout={timeout}'], env=env)
+    return name, p, log, obj, [t for t, x in (('', args), ('32', args32)) if x]
+
+
+def guest_traces(name, p, log, obj, tags):
+    rc = p.wait()
+    _, traces, dones = read_console(log)
+    if (rc or any(dones.get(t, -1) < 0 for t in tags) or
+            sum(dones.values()) != len(traces)):
+        die(f'{name}: the guest did not run its scenarios to the end '
+            f'(boot status {rc}, {len(traces)} traces, {dones} done, see {log})')
+    # A WARN or lockdep splat while the scenarios ran (their text does not
+    # reach the console then): the judge's end-of-run check.
+    with open(log, errors='replace') as f:
+        _, problems = judge.kernel_state(f.read().splitlines(),
+                                         judge.load_config(os.path.join(obj, '.config')))
+    if problems:
+        die(f'{name}: {"; ".join(problems)} (see {log})')
+    return traces
+
+
+def kernel_jobs(name, arch, obj, seed, count):
+    """Scenarios 0..count-1 of seed, and the compat build's share, on one
+    kernel: as jobs of at most SHARD scenarios, named NAME.K."""
+    n, n32 = -(-count // SHARD), compat_count(count)
+    jobs = []
+    for k in range(n):
+        a, b = count * k // n, count * (k + 1) // n
+        c, d = n32 * k // n, n32 * (k + 1) // n
+        jobs.append((f'{name}.{k}', arch, obj, f'{seed} {a} {b - a}',
+                     f'{seed} {c} {d - c}' if d > c else '', None, b - a + d - c))
+    return jobs
+
+
+def boot_kernels(out, kernels, seed, count):
+    """kernels: [(name, arch, obj)], each running the same scenarios; their
+    shards interleaved, so that every kernel is done at about the same
+    time.  Returns {name: traces}."""
+    per = [kernel_jobs(name, arch, obj, seed, count) for name, arch, obj in kernels]
+    jobs = [j for shard in zip(*per) for j in shard]
+    res = boot_batches(out, jobs)
+    merged = {name: {} for name, _, _ in kernels}
+    for j in jobs:
+        merged[j[0].rpartition('.')[0]].update(res[j[0]])
+    return merged
 
 
 def edits(scen):
@@ -341,8 +391,8 @@ def shrink(out, runs, scens, rules, kind, compare_kind, compat, bases=()):
             sfile = os.path.join(out, f'shrink-{name}.txt')
             write_scenarios(sfile, [c[k] for c in cands])
             args = ('', '-f scenarios') if compat else ('-f scenarios', '')
-            jobs.append((f'shrink-{name}', arch, obj, *args, sfile))
-        res = boot_batches(out, jobs, len(cands))
+            jobs.append((f'shrink-{name}', arch, obj, *args, sfile, len(cands)))
+        res = boot_batches(out, jobs)
         rep = compare(compare_kind, runs[0][1] if compare_kind == 'base-series' else '*',
                       res[jobs[0][0]], res[jobs[1][0]], rules,
                       (res[jobs[2][0]], res[jobs[3][0]]) if bases else None)
@@ -387,13 +437,9 @@ def cmd_run(a):
     rules = load_accepted()
     objs = parse_objs(a.obj)
     out = a.out
-    args = f'{a.seed} 0 {a.count}'
-    args32 = f'{a.seed} 0 {compat_count(a.count)}'
-    jobs = []
-    for arch in a.arch:
-        for v in ('base', 'series'):
-            jobs.append((f'{arch}-{v}', arch, objs[f'{arch}:{v}'], args, args32, None))
-    res = boot_batches(out, jobs, a.count)
+    res = boot_kernels(out, [(f'{arch}-{v}', arch, objs[f'{arch}:{v}'])
+                             for arch in a.arch for v in ('base', 'series')],
+                       a.seed, a.count)
     bad = 0
     for arch in a.arch:
         rep = compare('base-series', arch, res[f'{arch}-base'], res[f'{arch}-series'], rules)
@@ -430,11 +476,10 @@ def cmd_run(a):
 
 def cmd_record(a):
     objs = parse_objs(a.obj)
+    n32 = compat_count(a.count)
+    res = boot_kernels(a.out, [(f'{arch}-base', arch, objs[f'{arch}:base']) for arch in a.arch],
+                       a.seed, a.count)
     for arch in a.arch:
-        n32 = compat_count(a.count)
-        res = boot_batches(a.out, [(f'{arch}-base', arch, objs[f'{arch}:base'],
-                                    f'{a.seed} 0 {a.count}', f'{a.seed} 0 {n32}', None)],
-                           a.count)
         path = os.path.join(TOP, 'difftest', f'base-{arch}.trace')
         with open(path, 'w') as f:
             f.write('# The base kernel\'s traces of make test\'s difftest batch, written by\n'
