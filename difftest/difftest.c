@@ -18,9 +18,12 @@
  * SA_RESTART; a second thread, there before the filters (so that TSYNC
  * reaches it while it waits), which makes the first call again at the
  * end; the raw_syscalls tracepoint on or off (the syscall work flag it
- * sets); then up to six calls whose numbers include -1 and the first
- * numbers past the table (and an x32 number on x86_64) and whose arguments
- * include -512..-516.
+ * sets); rseq as the C library registered it, or not registered; then
+ * up to six calls whose numbers include -1 and the first numbers past the
+ * table (and an x32 number on x86_64) and whose arguments include
+ * -512..-516; and a last call that
+ * sleeps (a read of an empty pipe) until a thread of the parent sends a
+ * SIGUSR1 and, if the call sleeps again (SA_RESTART), the byte it reads.
  *
  * The trace, after a marker call that ends the setup: each call's return
  * value and every register the ABI says the call keeps that changed; each
@@ -61,6 +64,7 @@
 #include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
+#include <sys/rseq.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/ioctl.h>
@@ -152,6 +156,13 @@ static const int arg_slot[6] = { 0, 1, 2, 3, 4, 5 };
 #define SIGSYS_RET	0x5157L
 /* What the supervisor answers for a USER_NOTIF call with a value. */
 #define NOTIF_VAL	0x4e4fL
+/*
+ * The call that sleeps (s->sleep): a read of one byte from an empty pipe,
+ * at SLEEP_FD (not in arg_pool), into a page at SLEEP_BUF (the same
+ * address everywhere: a tracer's stop shows it).
+ */
+#define SLEEP_FD	13
+#define SLEEP_BUF	0x5e5e0000L
 #define MAX_STOPS	64
 
 #define MAX_CALLS	6
@@ -199,6 +210,15 @@ struct act {
 	long val;
 };
 
+/*
+ * rseq: the C library's registration as it is, or none (the exit work's
+ * rseq fast path with and without a registration).  No critical section
+ * yet: the code between storing rseq_cs and the syscall instruction can
+ * be preempted, and what an rseq event there does (clear rseq_cs, or send
+ * SIGSEGV for a bad descriptor) would depend on timing.
+ */
+enum { RSEQ_LIBC, RSEQ_NONE, RSEQ_KINDS };
+
 struct scenario {
 	int tracer;
 	int nacts;
@@ -208,6 +228,8 @@ struct scenario {
 	int events;		/* the raw_syscalls events are on */
 	int notif;		/* NOTIF_*: how the first filter's listener answers */
 	int helper;		/* a second thread, there before the filters */
+	int rseq;		/* RSEQ_*: the main thread's rseq registration */
+	int sleep;		/* a last call that sleeps until a signal ends it */
 	int nfilters;
 	struct filter f[MAX_FILTERS];
 	int ncalls;
@@ -253,7 +275,7 @@ static const struct { long nr; const char *name; } nr_names[] = {
 	{ __NR_umask, "umask" }, { __NR_getuid, "getuid" }, { __NR_getgid, "getgid" },
 	{ __NR_sched_yield, "sched_yield" }, { __NR_dup, "dup" }, { __NR_prctl, "prctl" },
 	{ __NR_lseek, "lseek" }, { __NR_close, "close" },
-	{ __NR_ftruncate, "ftruncate" },
+	{ __NR_ftruncate, "ftruncate" }, { __NR_read, "read" },
 	{ __NR_rt_sigreturn, "rt_sigreturn" }, { -1, "-1" },
 #ifdef __NR_sigreturn
 	{ __NR_sigreturn, "sigreturn" },
@@ -365,6 +387,9 @@ static void generate(struct scenario *s, uint64_t seed, uint64_t index)
 			c->a[0] = WITNESS_FD;
 		c->block = s->sud && below(2);
 	}
+	s->rseq = below(RSEQ_KINDS);
+	/* a signal could end a notification's wait too (see above) */
+	s->sleep = !s->notif && !below(4);
 }
 
 /* ---- text form ------------------------------------------------------- */
@@ -374,8 +399,8 @@ static int format(const struct scenario *s, char *buf, size_t len)
 	size_t n = 0;
 
 #define PUT(...) (n += snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
-	PUT("T%d,U%d,Q%d,E%d,N%d,H%d", s->tracer, s->sud, s->restart, s->events,
-	    s->notif, s->helper);
+	PUT("T%d,U%d,Q%d,E%d,N%d,H%d,S%d,W%d", s->tracer, s->sud, s->restart,
+	    s->events, s->notif, s->helper, s->rseq, s->sleep);
 	for (int i = 0; i < s->nacts; i++)
 		PUT(",A%c%ld", act_name[s->act[i].kind], s->act[i].val);
 	for (int i = 0; i < s->nfilters; i++) {
@@ -412,6 +437,11 @@ static int parse(struct scenario *s, char *text)
 		case 'Q': ok = sscanf(tok, "Q%d", &s->restart) == 1; break;
 		case 'E': ok = sscanf(tok, "E%d", &s->events) == 1; break;
 		case 'H': ok = sscanf(tok, "H%d", &s->helper) == 1; break;
+		case 'W': ok = sscanf(tok, "W%d", &s->sleep) == 1; break;
+		case 'S':
+			ok = sscanf(tok, "S%d", &s->rseq) == 1 && s->rseq >= 0 &&
+			     s->rseq < RSEQ_KINDS;
+			break;
 		case 'N':
 			ok = sscanf(tok, "N%d", &s->notif) == 1 &&
 			     s->notif >= 0 && s->notif < NOTIF_KINDS;
@@ -469,6 +499,8 @@ struct shared {
 	volatile int listener;	/* the child's listener descriptor, once it has one */
 	volatile int taken;	/* the supervisor tried to take it: the child goes on */
 	volatile int done;	/* the child ended: the supervisor stops */
+	volatile int sleep_state;	/* 1 in the call that sleeps, 2 after it */
+	volatile int usr1;	/* SIGUSR1 handler runs */
 	int supervisor_err;	/* what went wrong in the supervisor, an errno */
 	char text[TRACE_LEN];
 };
@@ -522,12 +554,30 @@ static void on_sigusr1(int sig)
 {
 	(void)sig;
 	sh->selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	sh->usr1++;
 	emit("SIGUSR1");
 }
 
 static long raw(long nr, long a0, long a1, long a2)
 {
 	return raw_syscall6(nr, a0, a1, a2, 0, 0, 0);
+}
+
+/*
+ * rseq (s->rseq): RSEQ_NONE unregisters the C library's area, with its own
+ * signature (the size it registered with is 32 where __rseq_size says
+ * less).
+ */
+static long rseq_setup(int kind)
+{
+	char *libc = (char *)__builtin_thread_pointer() + __rseq_offset;
+
+	if (kind == RSEQ_LIBC || !__rseq_size)
+		return 0;
+	if (raw_syscall6(__NR_rseq, (long)libc, __rseq_size, RSEQ_FLAG_UNREGISTER, RSEQ_SIG, 0, 0) &&
+	    raw_syscall6(__NR_rseq, (long)libc, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG, 0, 0))
+		return -1;
+	return 0;
 }
 
 static int install_filter(const struct filter *f, int listener)
@@ -640,7 +690,8 @@ static void *helper(void *arg)
 	return NULL;
 }
 
-static void child(const struct scenario *s, int go)
+/* sleep: the pipe's read end for the call that sleeps, or -1 */
+static void child(const struct scenario *s, int go, int sleep)
 {
 	struct sigaction sa = { .sa_flags = s->restart ? SA_RESTART : 0 };
 	long ret;
@@ -655,6 +706,14 @@ static void child(const struct scenario *s, int go)
 		if (read(go, &c, 1) != 1)
 			emit("go=%d", errno);
 		close(go);
+	}
+	if (sleep >= 0) {
+		if (dup2(sleep, SLEEP_FD) != SLEEP_FD ||
+		    mmap((void *)SLEEP_BUF, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) !=
+		    (void *)SLEEP_BUF)
+			emit("sleep-setup=%d", errno);
+		close(sleep);
 	}
 	/*
 	 * Descriptors 0-2 are in arg_pool: /dev/null, whatever the program's
@@ -689,6 +748,8 @@ static void child(const struct scenario *s, int go)
 			    &sh->selector);
 		emit("sud=%ld", ret ? -(long)errno : 0L);
 	}
+	if (rseq_setup(s->rseq))
+		emit("rseq=%d", errno);
 	/*
 	 * Traced from here on: each stop before the marker costs the guest a
 	 * tick (see scripts/difftest.py), so as few calls as can be.  The
@@ -715,6 +776,13 @@ static void child(const struct scenario *s, int go)
 	raw(MARKER_NR, MARKER_START, 0, 0);
 	for (int i = 0; i < s->ncalls; i++)
 		run_call(i, &s->c[i]);
+	if (s->sleep) {
+		struct call w = { .nr = __NR_read, .a = { SLEEP_FD, SLEEP_BUF, 1 } };
+
+		sh->sleep_state = 1;
+		run_call(s->ncalls, &w);
+		sh->sleep_state = 2;
+	}
 	raw(MARKER_NR, MARKER_END, 0, 0);
 	if (s->helper) {
 		int v;
@@ -815,6 +883,8 @@ static void emit_stop(const struct dt_info *info)
 	/* rt_sigreturn's registers are whatever the handler left: addresses */
 	if (info->op == PTRACE_SYSCALL_INFO_ENTRY && is_sigreturn(info->entry.nr))
 		emit("entry(%s)", nr_name(info->entry.nr));
+	else if (info->op == PTRACE_SYSCALL_INFO_SECCOMP && is_sigreturn(info->seccomp.nr))
+		emit("seccomp(%s,%u)", nr_name(info->seccomp.nr), info->seccomp.ret_data);
 	else if (info->op == PTRACE_SYSCALL_INFO_ENTRY)
 		emit("entry(%s,%ld,%ld)", nr_name(info->entry.nr),
 		     (long)info->entry.args[0], (long)info->entry.args[1]);
@@ -1188,13 +1258,80 @@ static void *supervise(void *arg)
 	return NULL;
 }
 
+/* ---- the signal that ends the call that sleeps ----------------------- */
+
+struct signalled {
+	pid_t pid;
+	int fd;		/* the pipe's write end */
+};
+
+/* PID's main thread sleeps in a read (not in a tracer's stop) */
+static int sleeping(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	long nr;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, pid);
+	fd = open(path, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || strncmp(p, ") S ", 4))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, pid);
+	fd = open(path, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return sscanf(buf, "%ld", &nr) == 1 && nr == __NR_read;
+}
+
+/*
+ * A thread of the parent (s->sleep): once the child sleeps in its last
+ * call, a SIGUSR1 to its main thread; once the handler ran and the call
+ * sleeps again (SA_RESTART), the byte it waits for.  Acting only on what
+ * the child's state shows makes the order the same on every run: the
+ * call sleeps until this thread does something.
+ */
+static void *signaller(void *arg)
+{
+	const struct signalled *sg = arg;
+	int sent = 0;
+
+	while (!sh->done && sh->sleep_state != 2) {
+		if (sh->sleep_state == 1 && sleeping(sg->pid)) {
+			if (!sent) {
+				sent = sh->usr1 + 1;
+				if (syscall(__NR_tgkill, sg->pid, sg->pid, SIGUSR1))
+					sh->supervisor_err = errno;
+			} else if (sh->usr1 >= sent) {
+				if (write(sg->fd, "w", 1) != 1)
+					sh->supervisor_err = errno;
+				break;
+			}
+		}
+		usleep(200);
+	}
+	return NULL;
+}
+
 /* ---- one scenario ---------------------------------------------------- */
 
 static void run(const struct scenario *s)
 {
 	struct supervised sv;
-	int status, go[2], supervised, ret;
-	pthread_t sup;
+	struct signalled sg;
+	int status, go[2], sleep[2], supervised, signalling, ret;
+	pthread_t sup, sig;
 	struct stat st;
 	off_t off;
 	pid_t pid;
@@ -1210,6 +1347,8 @@ static void run(const struct scenario *s)
 	sh->taken = 0;
 	sh->done = 0;
 	sh->supervisor_err = 0;
+	sh->sleep_state = 0;
+	sh->usr1 = 0;
 	fflush(stdout);
 	ret = events_state(s->events);
 	if (ret) {
@@ -1218,6 +1357,14 @@ static void run(const struct scenario *s)
 	}
 	if (s->events && pipe(go)) {
 		emit("pipe=%d", errno);
+		return;
+	}
+	if (s->sleep && pipe(sleep)) {
+		emit("pipe=%d", errno);
+		if (s->events) {
+			close(go[0]);
+			close(go[1]);
+		}
 		return;
 	}
 	pid = fork();
@@ -1229,9 +1376,13 @@ static void run(const struct scenario *s)
 		alarm(10);
 		if (s->events)
 			close(go[1]);
-		child(s, s->events ? go[0] : -1);
+		if (s->sleep)
+			close(sleep[1]);
+		child(s, s->events ? go[0] : -1, s->sleep ? sleep[0] : -1);
 		_exit(1);
 	}
+	if (s->sleep)
+		close(sleep[0]);
 	if (s->events) {
 		ret = events_select(pid);
 		if (ret)
@@ -1249,12 +1400,23 @@ static void run(const struct scenario *s)
 		emit("supervisor-thread");
 		kill(pid, SIGKILL);
 	}
+	sg.pid = pid;
+	sg.fd = s->sleep ? sleep[1] : -1;
+	signalling = s->sleep && !pthread_create(&sig, NULL, signaller, &sg);
+	if (s->sleep && !signalling) {
+		emit("signaller-thread");
+		kill(pid, SIGKILL);
+	}
 	status = s->tracer ? tracer(s, pid) : -1;
 	while (status == -1 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	sh->done = 1;
 	if (supervised)
 		pthread_join(sup, NULL);
+	if (signalling)
+		pthread_join(sig, NULL);
+	if (s->sleep)
+		close(sleep[1]);
 	if (sh->supervisor_err)
 		emit("supervisor=%d", sh->supervisor_err);
 	if (astray) {

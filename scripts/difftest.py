@@ -161,6 +161,21 @@ def first_diff(a, b, cross):
     return None
 
 
+def shared(d, index, left, right, bases, cross):
+    """The base kernels' traces of the scenario part where the series'
+    do, at the same two tokens, after the same tokens as the series': a
+    difference of 6.12's own (what follows may differ, a patch's row on
+    one architecture)."""
+    if not all(index in b for b in bases):
+        return False
+    (sa, ta), (sb, tb) = left[index], right[index]
+    (ba_s, ba), (bb_s, bb) = bases[0][index], bases[1][index]
+    if (ba_s, bb_s) != (sa, sb) or first_diff(ba, bb, cross) != d:
+        return False
+    i = d[0]
+    return all(tokens(x, cross)[:i] == tokens(y, cross)[:i] for x, y in ((ba, ta), (bb, tb)))
+
+
 def classify(compare, arch, scen, diff, rules):
     _, x, y = diff
     for r in rules:
@@ -195,8 +210,7 @@ def compare(compare_kind, arch, left, right, rules, bases=None):
         if d is None:
             rep['same'] += 1
             continue
-        if bases and all(index in b and b[index] == t
-                         for b, t in zip(bases, (left[index], right[index]))):
+        if bases and shared(d, index, left, right, bases, cross):
             rep['shared'] += 1
             continue
         r = classify(compare_kind, arch, sa, d, rules)
@@ -296,12 +310,16 @@ def guest_traces(name, p, log, obj, tags):
 
 def kernel_jobs(name, arch, obj, seed, count):
     """Scenarios 0..count-1 of seed, and the compat build's share, on one
-    kernel: as jobs of at most SHARD scenarios, named NAME.K."""
-    n, n32 = -(-count // SHARD), compat_count(count)
+    kernel: as jobs named NAME.K of at most SHARD scenarios, the last ones
+    smaller (down to a quarter), so that the guests end together."""
+    n32, bounds, a = compat_count(count), [], 0
+    while a < count:
+        size = min(SHARD, max(SHARD // 4, (count - a) // 2), count - a)
+        bounds.append((a, a + size))
+        a += size
     jobs = []
-    for k in range(n):
-        a, b = count * k // n, count * (k + 1) // n
-        c, d = n32 * k // n, n32 * (k + 1) // n
+    for k, (a, b) in enumerate(bounds):
+        c, d = a * n32 // count, b * n32 // count
         jobs.append((f'{name}.{k}', arch, obj, f'{seed} {a} {b - a}',
                      f'{seed} {c} {d - c}' if d > c else '', None, b - a + d - c))
     return jobs
@@ -313,6 +331,7 @@ def boot_kernels(out, kernels, seed, count):
     time.  Returns {name: traces}."""
     per = [kernel_jobs(name, arch, obj, seed, count) for name, arch, obj in kernels]
     jobs = [j for shard in zip(*per) for j in shard]
+    assert len(jobs) == sum(len(p) for p in per)
     res = boot_batches(out, jobs)
     merged = {name: {} for name, _, _ in kernels}
     for j in jobs:
@@ -339,7 +358,7 @@ def edits(scen):
             out.append([x for x in toks[:i] + ['T0'] + toks[i + 1:] if x[0] != 'A'])
             if t == 'T2':
                 out.append(toks[:i] + ['T1'] + toks[i + 1:])
-        elif t in ('U1', 'Q1', 'N1', 'N2', 'N3', 'H1'):
+        elif t in ('U1', 'Q1', 'N1', 'N2', 'N3', 'H1', 'S1', 'W1'):
             out.append(toks[:i] + [t[0] + '0'] + toks[i + 1:])
         elif t[0] == 'C':
             f = t[1:].split('/')
