@@ -18,7 +18,8 @@
  * SA_RESTART; a second thread, there before the filters (so that TSYNC
  * reaches it while it waits), which makes the first call again at the
  * end; the raw_syscalls tracepoint on or off (the syscall work flag it
- * sets); rseq as the C library registered it, or not registered; then
+ * sets); rseq as the C library registered it, none, or a critical
+ * section over each call's syscall instruction; then
  * up to six calls whose numbers include -1 and the first numbers past the
  * table (and an x32 number on x86_64) and whose arguments include
  * -512..-516; and a last call that
@@ -87,6 +88,8 @@ static const int arg_slot[6] = { 5, 4, 3, 9, 7, 8 };
 /* syscall writes rcx (the return address) and r11 (the flags) */
 #define CLOBBERED(i)	((i) == 2 || (i) == 10)
 #define DT_SYSCALL_INSN	"syscall"
+#define DT_RSEQ_STORE	"movq $dt_cs, dt_rseq+8(%rip)"
+#define DT_RSEQ_CLEAR	"movq $0, dt_rseq+8(%rip)"
 #elif defined(__aarch64__)
 #define DT_AUDIT_ARCH	AUDIT_ARCH_AARCH64
 #define NR_SLOT		8
@@ -94,6 +97,17 @@ static const int arg_slot[6] = { 5, 4, 3, 9, 7, 8 };
 static const int arg_slot[6] = { 0, 1, 2, 3, 4, 5 };
 #define CLOBBERED(i)	0
 #define DT_SYSCALL_INSN	"svc #0"
+#define DT_RSEQ_STORE							\
+	"stp x16, x17, [sp, #-16]!\n"					\
+	"adrp x16, dt_rseq\n	add x16, x16, :lo12:dt_rseq\n"		\
+	"adrp x17, dt_cs\n	add x17, x17, :lo12:dt_cs\n"		\
+	"str x17, [x16, #8]\n"						\
+	"ldp x16, x17, [sp], #16"
+#define DT_RSEQ_CLEAR							\
+	"stp x16, x17, [sp, #-16]!\n"					\
+	"adrp x16, dt_rseq\n	add x16, x16, :lo12:dt_rseq\n"		\
+	"str xzr, [x16, #8]\n"						\
+	"ldp x16, x17, [sp], #16"
 #elif defined(__i386__)
 /* ia32 on x86_64: eax, then ebx ecx edx esi edi ebp */
 #define DT_AUDIT_ARCH	AUDIT_ARCH_I386
@@ -102,6 +116,8 @@ static const int arg_slot[6] = { 0, 1, 2, 3, 4, 5 };
 static const int arg_slot[6] = { 1, 2, 3, 4, 5, 6 };
 #define CLOBBERED(i)	0
 #define DT_SYSCALL_INSN	"int $0x80"
+#define DT_RSEQ_STORE	"movl $dt_cs, dt_rseq+8"
+#define DT_RSEQ_CLEAR	"movl $0, dt_rseq+8"
 #elif defined(__arm__)
 /* AArch32 (EABI) on arm64: r7, then r0-r5 */
 #define DT_AUDIT_ARCH	AUDIT_ARCH_ARM
@@ -110,6 +126,17 @@ static const int arg_slot[6] = { 1, 2, 3, 4, 5, 6 };
 static const int arg_slot[6] = { 0, 1, 2, 3, 4, 5 };
 #define CLOBBERED(i)	0
 #define DT_SYSCALL_INSN	"svc #0"
+#define DT_RSEQ_STORE							\
+	"push {r0, r1}\n"						\
+	"movw r0, #:lower16:dt_rseq\n	movt r0, #:upper16:dt_rseq\n"	\
+	"movw r1, #:lower16:dt_cs\n	movt r1, #:upper16:dt_cs\n"	\
+	"str r1, [r0, #8]\n"						\
+	"pop {r0, r1}"
+#define DT_RSEQ_CLEAR							\
+	"push {r0, r1}\n"						\
+	"movw r0, #:lower16:dt_rseq\n	movt r0, #:upper16:dt_rseq\n"	\
+	"mov r1, #0\n	str r1, [r0, #8]\n"				\
+	"pop {r0, r1}"
 #ifndef PTRACE_SET_SYSCALL
 #define PTRACE_SET_SYSCALL	23
 #endif
@@ -211,13 +238,13 @@ struct act {
 };
 
 /*
- * rseq: the C library's registration as it is, or none (the exit work's
- * rseq fast path with and without a registration).  No critical section
- * yet: the code between storing rseq_cs and the syscall instruction can
- * be preempted, and what an rseq event there does (clear rseq_cs, or send
- * SIGSEGV for a bad descriptor) would depend on timing.
+ * rseq: the C library's registration as it is, none, or the program's own
+ * with a critical section over the syscall instruction of every call
+ * (dt_rseq_syscall()), whose abort handler is the instruction after it: a
+ * call restarted for a signal is aborted instead (the restart put the pc
+ * back on the syscall instruction).
  */
-enum { RSEQ_LIBC, RSEQ_NONE, RSEQ_KINDS };
+enum { RSEQ_LIBC, RSEQ_NONE, RSEQ_CS, RSEQ_KINDS };
 
 struct scenario {
 	int tracer;
@@ -538,6 +565,25 @@ static void emit(const char *fmt, ...)
 void dt_syscall(unsigned long *in, unsigned long *out);
 REGS_AROUND(dt_syscall, dt_insn, dt_after, DT_SYSCALL_INSN);
 
+/*
+ * The same with rseq_cs pointing at dt_cs from just before the syscall
+ * instruction to just after it (RSEQ_CS).  The store, the instruction and
+ * the clear are straight-line code that does not cross a page: QEMU's TCG
+ * takes an interrupt only between translation blocks, so no preemption
+ * comes between the store and the instruction, where it would clear
+ * rseq_cs (on hardware it can).  An interrupt before the clear finds the
+ * pc outside the section, which changes nothing.
+ */
+struct rseq dt_rseq;
+struct rseq_cs dt_cs;
+extern const char dt_rseq_sc[], dt_rseq_end[];
+void dt_rseq_syscall(unsigned long *in, unsigned long *out);
+REGS_AROUND(dt_rseq_syscall, dt_rseq_insn, dt_rseq_after,
+	    ".balign 64\n" DT_RSEQ_STORE "\n"
+	    ".globl dt_rseq_sc, dt_rseq_end\n"
+	    "dt_rseq_sc:\n	" DT_SYSCALL_INSN "\n"
+	    "dt_rseq_end:\n" DT_RSEQ_CLEAR);
+
 static void on_sigsys(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
@@ -564,20 +610,30 @@ static long raw(long nr, long a0, long a1, long a2)
 }
 
 /*
- * rseq (s->rseq): RSEQ_NONE unregisters the C library's area, with its own
- * signature (the size it registered with is 32 where __rseq_size says
- * less).
+ * rseq (s->rseq): the C library's area goes, with its own signature (the
+ * size it registered with is 32 where __rseq_size says less), and for
+ * RSEQ_CS the program's comes, with the signature its abort handler
+ * dt_rseq_end needs: the four bytes before it, which end with the
+ * syscall instruction.
  */
 static long rseq_setup(int kind)
 {
 	char *libc = (char *)__builtin_thread_pointer() + __rseq_offset;
+	uint32_t sig;
 
-	if (kind == RSEQ_LIBC || !__rseq_size)
+	if (kind == RSEQ_LIBC)
 		return 0;
-	if (raw_syscall6(__NR_rseq, (long)libc, __rseq_size, RSEQ_FLAG_UNREGISTER, RSEQ_SIG, 0, 0) &&
+	if (__rseq_size &&
+	    raw_syscall6(__NR_rseq, (long)libc, __rseq_size, RSEQ_FLAG_UNREGISTER, RSEQ_SIG, 0, 0) &&
 	    raw_syscall6(__NR_rseq, (long)libc, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG, 0, 0))
 		return -1;
-	return 0;
+	if (kind == RSEQ_NONE)
+		return 0;
+	memcpy(&sig, (const void *)((uintptr_t)dt_rseq_end - sizeof(sig)), sizeof(sig));
+	dt_cs.start_ip = (uintptr_t)dt_rseq_sc;
+	dt_cs.post_commit_offset = dt_rseq_end - dt_rseq_sc;
+	dt_cs.abort_ip = (uintptr_t)dt_rseq_end;
+	return raw_syscall6(__NR_rseq, (long)&dt_rseq, sizeof(dt_rseq), 0, sig, 0, 0);
 }
 
 static int install_filter(const struct filter *f, int listener)
@@ -629,7 +685,7 @@ static int install_filter(const struct filter *f, int listener)
 	return raw(__NR_seccomp, SECCOMP_SET_MODE_FILTER, flags, (long)&fp);
 }
 
-static void run_call(int i, const struct call *c)
+static void run_call(int i, const struct call *c, int cs)
 {
 	unsigned long in[REGS_SLOTS], out[REGS_SLOTS];
 
@@ -641,7 +697,10 @@ static void run_call(int i, const struct call *c)
 		in[arg_slot[a]] = c->a[a];
 	sh->selector = c->block ? SYSCALL_DISPATCH_FILTER_BLOCK :
 				  SYSCALL_DISPATCH_FILTER_ALLOW;
-	dt_syscall(in, out);
+	if (cs)
+		dt_rseq_syscall(in, out);
+	else
+		dt_syscall(in, out);
 	sh->selector = SYSCALL_DISPATCH_FILTER_ALLOW;
 	emit("c%d=%ld", i, (long)out[RET_SLOT]);
 	for (int r = 0; r < NR_GPRS; r++)
@@ -775,12 +834,12 @@ static void child(const struct scenario *s, int go, int sleep)
 	}
 	raw(MARKER_NR, MARKER_START, 0, 0);
 	for (int i = 0; i < s->ncalls; i++)
-		run_call(i, &s->c[i]);
+		run_call(i, &s->c[i], s->rseq == RSEQ_CS);
 	if (s->sleep) {
 		struct call w = { .nr = __NR_read, .a = { SLEEP_FD, SLEEP_BUF, 1 } };
 
 		sh->sleep_state = 1;
-		run_call(s->ncalls, &w);
+		run_call(s->ncalls, &w, s->rseq == RSEQ_CS);
 		sh->sleep_state = 2;
 	}
 	raw(MARKER_NR, MARKER_END, 0, 0);
@@ -1265,34 +1324,38 @@ struct signalled {
 	int fd;		/* the pipe's write end */
 };
 
-/* PID's main thread sleeps in a read (not in a tracer's stop) */
-static int sleeping(pid_t pid)
+/* /proc/PID/task/PID/WHAT into buf, NUL-terminated: 0, or -1 */
+static int read_proc(pid_t pid, const char *what, char *buf, size_t len)
 {
-	char path[64], buf[256], *p;
-	long nr;
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, pid, what);
 	fd = open(path, O_RDONLY);
-	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (fd >= 0)
-		close(fd);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
 	if (n <= 0)
-		return 0;
+		return -1;
 	buf[n] = 0;
+	return 0;
+}
+
+/* PID's main thread sleeps in a read (not in a tracer's stop) */
+static int sleeping(pid_t pid)
+{
+	char buf[256], *p;
+	long nr;
+
+	if (read_proc(pid, "stat", buf, sizeof(buf)))
+		return 0;
 	p = strrchr(buf, ')');
 	if (!p || strncmp(p, ") S ", 4))
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, pid);
-	fd = open(path, O_RDONLY);
-	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	return sscanf(buf, "%ld", &nr) == 1 && nr == __NR_read;
+	return !read_proc(pid, "syscall", buf, sizeof(buf)) &&
+	       sscanf(buf, "%ld", &nr) == 1 && nr == __NR_read;
 }
 
 /*
@@ -1425,7 +1488,11 @@ static void run(const struct scenario *s)
 		sh->overflow = 0;
 		emit("astray");
 	}
-	if (s->events)
+	/*
+	 * Not the events of a child that went astray: the trace keeps what it
+	 * had at that point (the next events_select() drops them).
+	 */
+	if (s->events && !astray)
 		events_read();
 	off = lseek(WITNESS_FD, 0, SEEK_CUR);
 	if (fstat(WITNESS_FD, &st) || off < 0)
