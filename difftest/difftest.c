@@ -18,8 +18,9 @@
  * SA_RESTART; a second thread, there before the filters (so that TSYNC
  * reaches it while it waits), which makes the first call again at the
  * end; the raw_syscalls tracepoint on or off (the syscall work flag it
- * sets); rseq as the C library registered it, none, or a critical
- * section over each call's syscall instruction; then
+ * sets); syscall auditing on or off; rseq as the C library registered
+ * it, none, or a critical section over each call's syscall instruction;
+ * then
  * up to six calls whose numbers include -1 and the first numbers past the
  * table (and an x32 number on x86_64) and whose arguments include
  * -512..-516; and a last call that
@@ -32,7 +33,8 @@
  * si_errno); the second thread's result; each notification the supervisor
  * took; each stop the tracer saw, from PTRACE_GET_SYSCALL_INFO (a step's
  * trap with its si_code), and what it did there; the child's raw_syscalls
- * events; the witness file; how the child ended.  No addresses, PIDs or
+ * events; its audit records (a call's number, first argument and result,
+ * seccomp's action); the witness file; how the child ended.  No addresses, PIDs or
  * times.
  *
  *   difftest SEED FIRST COUNT   scenarios FIRST..FIRST+COUNT-1 of SEED
@@ -60,6 +62,7 @@
 #include <linux/filter.h>
 #include <linux/futex.h>
 #include <linux/seccomp.h>
+#include <linux/netlink.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
@@ -70,6 +73,7 @@
 #include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
+#include <sys/socket.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/user.h>
@@ -257,6 +261,7 @@ struct scenario {
 	int helper;		/* a second thread, there before the filters */
 	int rseq;		/* RSEQ_*: the main thread's rseq registration */
 	int sleep;		/* a last call that sleeps until a signal ends it */
+	int audit;		/* syscall auditing on, the records in the trace */
 	int nfilters;
 	struct filter f[MAX_FILTERS];
 	int ncalls;
@@ -309,6 +314,7 @@ static const struct { long nr; const char *name; } nr_names[] = {
 #endif
 	{ NR_TABLE_END, "end" }, { NR_TABLE_END + 1, "end+1" },
 	{ X32_GETPID, "x32_getpid" },
+	{ __NR_exit, "exit" }, { __NR_exit_group, "exit_group" },
 };
 
 /* NR's name, or its number; in one of two alternating buffers */
@@ -417,6 +423,7 @@ static void generate(struct scenario *s, uint64_t seed, uint64_t index)
 	s->rseq = below(RSEQ_KINDS);
 	/* a signal could end a notification's wait too (see above) */
 	s->sleep = !s->notif && !below(4);
+	s->audit = !below(4);
 }
 
 /* ---- text form ------------------------------------------------------- */
@@ -426,8 +433,8 @@ static int format(const struct scenario *s, char *buf, size_t len)
 	size_t n = 0;
 
 #define PUT(...) (n += snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
-	PUT("T%d,U%d,Q%d,E%d,N%d,H%d,S%d,W%d", s->tracer, s->sud, s->restart,
-	    s->events, s->notif, s->helper, s->rseq, s->sleep);
+	PUT("T%d,U%d,Q%d,E%d,N%d,H%d,S%d,W%d,L%d", s->tracer, s->sud, s->restart,
+	    s->events, s->notif, s->helper, s->rseq, s->sleep, s->audit);
 	for (int i = 0; i < s->nacts; i++)
 		PUT(",A%c%ld", act_name[s->act[i].kind], s->act[i].val);
 	for (int i = 0; i < s->nfilters; i++) {
@@ -465,6 +472,7 @@ static int parse(struct scenario *s, char *text)
 		case 'E': ok = sscanf(tok, "E%d", &s->events) == 1; break;
 		case 'H': ok = sscanf(tok, "H%d", &s->helper) == 1; break;
 		case 'W': ok = sscanf(tok, "W%d", &s->sleep) == 1; break;
+		case 'L': ok = sscanf(tok, "L%d", &s->audit) == 1; break;
 		case 'S':
 			ok = sscanf(tok, "S%d", &s->rseq) == 1 && s->rseq >= 0 &&
 			     s->rseq < RSEQ_KINDS;
@@ -538,6 +546,8 @@ static struct shared *sh;
  * need no reset of the buffer between them (another wait).
  */
 static int events_pipe = -1;
+/* The NETLINK_AUDIT socket while audit is on (audit_state()) */
+static int audit_fd = -1;
 
 /* No allocation and no syscall: the SIGSYS handler and the child use it. */
 static void emit(const char *fmt, ...)
@@ -760,7 +770,9 @@ static void child(const struct scenario *s, int go, int sleep)
 	/* the parent's, which would move the descriptors the calls return */
 	if (events_pipe >= 0)
 		close(events_pipe);
-	/* the parent points the events at this PID first */
+	if (audit_fd >= 0)
+		close(audit_fd);
+	/* the parent points the events and the audit rule at this PID first */
 	if (go >= 0) {
 		if (read(go, &c, 1) != 1)
 			emit("go=%d", errno);
@@ -1239,6 +1251,233 @@ static void events_read(void)
 	}
 }
 
+/* ---- syscall auditing ------------------------------------------------- */
+
+/*
+ * For the scenarios with s->audit this process is the audit daemon, so
+ * that the records come to its socket (not to the console), with audit
+ * enabled and, while each child runs, an exit,always rule over every
+ * number for the child's PID (a thread group's: the helper thread's calls
+ * match too).  A task gets its audit context at fork, from the task rules,
+ * once audit was ever enabled: the scenario loops run those without audit
+ * first, the task,never rule that tests/audit.c leaves goes while audit is
+ * on, and comes back (or comes) after, so that the tasks forked later have
+ * no audit work, as before audit was first enabled.
+ */
+/* a user message of free text: the audit userspace's AUDIT_TRUSTED_APP */
+#define DT_AUDIT_FENCE	1121
+static unsigned int audit_seq, audit_fences;
+static char audit_buf[1 << 16];
+static size_t audit_len;
+
+/* What audit_recv() waits for: the ack of request SEQ or fence FENCE. */
+struct audit_wait {
+	unsigned int seq, fence;
+	pid_t pid;		/* whose records go into audit_buf */
+};
+
+/*
+ * Read the socket until the wait ends: the ack's error (an error also
+ * ends a wait for a fence), or -errno.  kauditd sends a record a datagram,
+ * the text running to its end (nlmsg_len counts the text only).
+ */
+static int audit_recv(const struct audit_wait *w)
+{
+	/* kauditd's records are at most MAX_AUDIT_MESSAGE_LENGTH (8970) */
+	static char buf[16384];
+
+	for (;;) {
+		struct pollfd pfd = { .fd = audit_fd, .events = POLLIN };
+		struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+		char *text = NLMSG_DATA(nh);
+		const char *p;
+		unsigned int fence;
+		ssize_t n;
+		int len;
+
+		if (poll(&pfd, 1, 10000) != 1)
+			return -ETIMEDOUT;
+		n = recv(audit_fd, buf, sizeof(buf) - 1, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n < NLMSG_HDRLEN)
+			continue;
+		buf[n] = 0;
+		if (nh->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(nh);
+
+			if (nh->nlmsg_seq == w->seq && (e->error || !w->fence))
+				return e->error;
+			continue;
+		}
+		p = strstr(text, "msg='difftest-fence-");
+		if (nh->nlmsg_type == DT_AUDIT_FENCE && p &&
+		    sscanf(p, "msg='difftest-fence-%u", &fence) == 1 && fence == w->fence)
+			return 0;
+		if (nh->nlmsg_type != AUDIT_SYSCALL && nh->nlmsg_type != AUDIT_SECCOMP)
+			continue;
+		p = strstr(text, " pid=");
+		if (!w->pid || !p || atoi(p + 5) != w->pid)
+			continue;
+		len = snprintf(audit_buf + audit_len, sizeof(audit_buf) - audit_len,
+			       "%d %s\n", nh->nlmsg_type, text);
+		if (len > 0 && audit_len + len < sizeof(audit_buf))
+			audit_len += len;
+	}
+}
+
+/* Send one message; wait for its ack, or for its fence with FENCE. */
+static int audit_request(int type, const void *data, int len, pid_t pid, unsigned int fence)
+{
+	struct {
+		struct nlmsghdr nh;
+		char data[sizeof(struct audit_rule_data) + 64];
+	} req;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct audit_wait w = { .seq = ++audit_seq, .fence = fence, .pid = pid };
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(len);
+	req.nh.nlmsg_type = type;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	req.nh.nlmsg_seq = w.seq;
+	memcpy(req.data, data, len);
+	if (sendto(audit_fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0)
+		return -errno;
+	return audit_recv(&w);
+}
+
+/* exit,always -F pid=PID over every number, or task,never */
+static int audit_rule(int op, pid_t pid)
+{
+	struct audit_rule_data r;
+
+	memset(&r, 0, sizeof(r));
+	if (pid) {
+		r.flags = AUDIT_FILTER_EXIT;
+		r.action = AUDIT_ALWAYS;
+		r.field_count = 1;
+		r.fields[0] = AUDIT_PID;
+		r.values[0] = pid;
+		r.fieldflags[0] = AUDIT_EQUAL;
+		memset(r.mask, 0xff, sizeof(r.mask));
+	} else {
+		r.flags = AUDIT_FILTER_TASK;
+		r.action = AUDIT_NEVER;
+	}
+	return audit_request(op, &r, sizeof(r), 0, 0);
+}
+
+static int audit_state(int on)
+{
+	struct audit_status st;
+	int ret, size = 1 << 20;
+
+	if (on == (audit_fd >= 0))
+		return 0;
+	memset(&st, 0, sizeof(st));
+	st.mask = AUDIT_STATUS_ENABLED | AUDIT_STATUS_PID;
+	if (on) {
+		audit_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+		if (audit_fd < 0)
+			return -errno;
+		/* a scenario's records wait here for the parent */
+		setsockopt(audit_fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+		ret = audit_rule(AUDIT_DEL_RULE, 0);
+		if (ret == -ENOENT)
+			ret = 0;
+		st.mask |= AUDIT_STATUS_BACKLOG_LIMIT;
+		st.enabled = 1;
+		st.pid = getpid();
+		st.backlog_limit = 8192;
+		if (!ret)
+			ret = audit_request(AUDIT_SET, &st, sizeof(st), 0, 0);
+		if (!ret)
+			return 0;
+	} else {
+		ret = audit_request(AUDIT_SET, &st, sizeof(st), 0, 0);
+		if (!ret)
+			ret = audit_rule(AUDIT_ADD_RULE, 0);
+		if (ret == -EEXIST)
+			ret = 0;
+	}
+	close(audit_fd);
+	audit_fd = -1;
+	return ret;
+}
+
+/* The value of " KEY=" in TEXT, or NULL */
+static const char *audit_field(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = text; (p = strstr(p, key)); p += kl)
+		if (p > text && p[-1] == ' ' && p[kl] == '=')
+			return p + kl + 1;
+	return NULL;
+}
+
+/*
+ * After the child ended: its records, up to a fence (a user message this
+ * process sends, queued after them), then its rule goes.  As tokens, from
+ * the start marker's record to the end marker's: audit(NAME,A0,EXIT) for
+ * a call (a sigreturn without the A0 its register held; EXIT "?" for a
+ * call the task died in) and aseccomp(NAME,SIG,CODE) for seccomp's
+ * record.  Not the helper thread's futex calls, which depend on timing.
+ * Nothing of a child that went astray (the records are read all the same).
+ */
+static void audit_read(pid_t pid)
+{
+	char fence[32], *line, *save;
+	int ret, len, state = 0;
+
+	audit_len = 0;
+	audit_buf[0] = 0;
+	len = snprintf(fence, sizeof(fence), "difftest-fence-%u", ++audit_fences);
+	ret = audit_request(DT_AUDIT_FENCE, fence, len + 1, pid, audit_fences);
+	if (ret)
+		emit("audit-read=%d", ret);
+	ret = audit_rule(AUDIT_DEL_RULE, pid);
+	if (ret)
+		emit("audit-rule-del=%d", ret);
+	for (line = strtok_r(audit_buf, "\n", &save); line && !astray;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *nr = audit_field(line, "syscall"), *a0 = audit_field(line, "a0");
+		const char *ex = audit_field(line, "exit"), *sig = audit_field(line, "sig");
+		const char *code = audit_field(line, "code");
+		unsigned long a = a0 ? strtoul(a0, NULL, 16) : 0;
+		long n = nr ? atol(nr) : -1;
+
+		if (!nr)
+			continue;
+		if (atoi(line) == AUDIT_SYSCALL && n == MARKER_NR && a0 &&
+		    a == (unsigned long)MARKER_START) {
+			state = 1;
+			continue;
+		}
+		if (state != 1)
+			continue;
+		if (atoi(line) == AUDIT_SECCOMP) {
+			emit("aseccomp(%s,%d,%.*s)", nr_name(n), sig ? atoi(sig) : -1,
+			     code ? (int)strcspn(code, " ") : 1, code ? code : "?");
+			continue;
+		}
+		if (n == MARKER_NR && a == (unsigned long)MARKER_END)
+			break;
+		if (n == __NR_futex)
+			continue;
+		if (is_sigreturn(n))
+			emit("audit(%s,%.*s)", nr_name(n), ex ? (int)strcspn(ex, " ") : 1,
+			     ex ? ex : "?");
+		else
+			emit("audit(%s,%.*s,%.*s)", nr_name(n), a0 ? (int)strcspn(a0, " ") : 1,
+			     a0 ? a0 : "?", ex ? (int)strcspn(ex, " ") : 1, ex ? ex : "?");
+	}
+}
+
 /* ---- the USER_NOTIF supervisor ---------------------------------------- */
 
 struct supervised {
@@ -1394,6 +1633,7 @@ static void run(const struct scenario *s)
 	struct supervised sv;
 	struct signalled sg;
 	int status, go[2], sleep[2], supervised, signalling, ret;
+	int wait_go = s->events || s->audit;
 	pthread_t sup, sig;
 	struct stat st;
 	off_t off;
@@ -1418,13 +1658,18 @@ static void run(const struct scenario *s)
 		emit("events-%s=%d", s->events ? "on" : "off", ret);
 		return;
 	}
-	if (s->events && pipe(go)) {
+	ret = audit_state(s->audit);
+	if (ret) {
+		emit("audit-%s=%d", s->audit ? "on" : "off", ret);
+		return;
+	}
+	if (wait_go && pipe(go)) {
 		emit("pipe=%d", errno);
 		return;
 	}
 	if (s->sleep && pipe(sleep)) {
 		emit("pipe=%d", errno);
-		if (s->events) {
+		if (wait_go) {
 			close(go[0]);
 			close(go[1]);
 		}
@@ -1437,11 +1682,11 @@ static void run(const struct scenario *s)
 	}
 	if (pid == 0) {
 		alarm(10);
-		if (s->events)
+		if (wait_go)
 			close(go[1]);
 		if (s->sleep)
 			close(sleep[1]);
-		child(s, s->events ? go[0] : -1, s->sleep ? sleep[0] : -1);
+		child(s, wait_go ? go[0] : -1, s->sleep ? sleep[0] : -1);
 		_exit(1);
 	}
 	if (s->sleep)
@@ -1450,6 +1695,13 @@ static void run(const struct scenario *s)
 		ret = events_select(pid);
 		if (ret)
 			emit("events-select=%d", ret);
+	}
+	if (s->audit) {
+		ret = audit_rule(AUDIT_ADD_RULE, pid);
+		if (ret)
+			emit("audit-rule=%d", ret);
+	}
+	if (wait_go) {
 		close(go[0]);
 		/* the child reads one byte: go */
 		if (write(go[1], "g", 1) != 1)
@@ -1494,6 +1746,8 @@ static void run(const struct scenario *s)
 	 */
 	if (s->events && !astray)
 		events_read();
+	if (s->audit)
+		audit_read(pid);
 	off = lseek(WITNESS_FD, 0, SEEK_CUR);
 	if (fstat(WITNESS_FD, &st) || off < 0)
 		emit("witness=?%d", errno);
@@ -1534,8 +1788,8 @@ static int run_file(const char *path)
 		printf("# %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	/* those without events first (events_state()) */
-	for (int events = 0; events < 2 && n >= 0; events++) {
+	/* those without audit first, then without events (audit_state(), events_state()) */
+	for (int group = 0; group < 4 && n >= 0; group++) {
 		rewind(f);
 		while (fgets(line, sizeof(line), f)) {
 			if (sscanf(line, "%23s %999s", index, text) != 2 || parse(&s, text)) {
@@ -1543,7 +1797,7 @@ static int run_file(const char *path)
 				n = -1;
 				break;
 			}
-			if (s.events != events)
+			if (s.audit != group / 2 || s.events != group % 2)
 				continue;
 			run(&s);
 			print(index, &s);
@@ -1628,13 +1882,13 @@ int main(int argc, char **argv)
 		printf("# dt%s-seed %llu first %llu count %llu\n", DT_TAG,
 		       (unsigned long long)seed, (unsigned long long)first,
 		       (unsigned long long)count);
-		/* those without events first (events_state()) */
-		for (int events = 0; events < 2; events++)
+		/* those without audit first, then without events (as in run_file()) */
+		for (int group = 0; group < 4; group++)
 			for (uint64_t i = first; i < first + count; i++) {
 				char index[24];
 
 				generate(&s, seed, i);
-				if (s.events != events)
+				if (s.audit != group / 2 || s.events != group % 2)
 					continue;
 				run(&s);
 				snprintf(index, sizeof(index), "%llu", (unsigned long long)i);
@@ -1647,6 +1901,11 @@ int main(int argc, char **argv)
 	}
 	if (events_state(0))
 		printf("# events off: %s\n", strerror(errno));
+	fd = audit_state(0);
+	if (fd) {
+		printf("# audit off: %s\n", strerror(-fd));
+		n = -1;
+	}
 	if (level > 0)
 		klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, level);
 	printf("# dt%s-done %ld\n", DT_TAG, n);

@@ -358,7 +358,7 @@ def edits(scen):
             out.append([x for x in toks[:i] + ['T0'] + toks[i + 1:] if x[0] != 'A'])
             if t == 'T2':
                 out.append(toks[:i] + ['T1'] + toks[i + 1:])
-        elif t in ('U1', 'Q1', 'N1', 'N2', 'N3', 'H1', 'S1', 'S2', 'W1'):
+        elif t in ('U1', 'Q1', 'N1', 'N2', 'N3', 'H1', 'S1', 'S2', 'W1', 'L1'):
             out.append(toks[:i] + [t[0] + '0'] + toks[i + 1:])
         elif t[0] == 'C':
             f = t[1:].split('/')
