@@ -1236,16 +1236,19 @@ static void events_read(void)
 		if (p && sscanf(p, "sys_exit: NR %ld = %ld", &nr, &val) == 2) {
 			if (state == 1) {
 				state = 2;
-			} else if (state == 2) {
-				emit("sys_exit(%s,%ld)", nr_name(nr), val);
+			} else if (nr == MARKER_NR) {
 				/*
 				 * The end marker's exit, its entry unseen: it was
 				 * emulated (PTRACE_SYSEMU), which has no sys_enter.
-				 * What follows is the helper thread's handshake,
-				 * whose futex calls depend on timing.
+				 * Not in the trace, as its entry would not be (its
+				 * value is the ABI's return register: the markers
+				 * are no scenario's calls).  What follows is the
+				 * helper thread's handshake, whose futex calls
+				 * depend on timing.
 				 */
-				if (nr == MARKER_NR)
-					state = 3;
+				state = 3;
+			} else if (state == 2) {
+				emit("sys_exit(%s,%ld)", nr_name(nr), val);
 			}
 		}
 	}
@@ -1264,8 +1267,8 @@ static void events_read(void)
  * on, and comes back (or comes) after, so that the tasks forked later have
  * no audit work, as before audit was first enabled.
  */
-/* a user message of free text: the audit userspace's AUDIT_TRUSTED_APP */
-#define DT_AUDIT_FENCE	1121
+/* the one user message the kernel takes with audit disabled too */
+#define DT_AUDIT_FENCE	AUDIT_USER_AVC
 static unsigned int audit_seq, audit_fences;
 static char audit_buf[1 << 16];
 static size_t audit_len;
@@ -1350,6 +1353,18 @@ static int audit_request(int type, const void *data, int len, pid_t pid, unsigne
 	return audit_recv(&w);
 }
 
+/*
+ * A user message, queued after every record made before it: wait for it,
+ * keeping PID's records in audit_buf on the way.
+ */
+static int audit_fence(pid_t pid)
+{
+	char fence[32];
+	int len = snprintf(fence, sizeof(fence), "difftest-fence-%u", ++audit_fences);
+
+	return audit_request(DT_AUDIT_FENCE, fence, len + 1, pid, audit_fences);
+}
+
 /* exit,always -F pid=PID over every number, or task,never */
 static int audit_rule(int op, pid_t pid)
 {
@@ -1398,11 +1413,23 @@ static int audit_state(int on)
 		if (!ret)
 			return 0;
 	} else {
+		/*
+		 * Still the daemon, so that the records these changes make
+		 * come here, up to a fence, and none goes to the console: an
+		 * unregistration would make one that does, after the console
+		 * level is back, with kauditd's "callbacks suppressed" (a
+		 * make test guest showed it inside a line).  The socket's
+		 * close leaves a daemon the kernel finds gone (AUDIT_REPLACE
+		 * fails) when the next one registers.
+		 */
+		st.mask = AUDIT_STATUS_ENABLED;
 		ret = audit_request(AUDIT_SET, &st, sizeof(st), 0, 0);
 		if (!ret)
 			ret = audit_rule(AUDIT_ADD_RULE, 0);
 		if (ret == -EEXIST)
 			ret = 0;
+		if (!ret)
+			ret = audit_fence(0);
 	}
 	close(audit_fd);
 	audit_fd = -1;
@@ -1431,13 +1458,12 @@ static const char *audit_field(const char *text, const char *key)
  */
 static void audit_read(pid_t pid)
 {
-	char fence[32], *line, *save;
-	int ret, len, state = 0;
+	char *line, *save;
+	int ret, state = 0;
 
 	audit_len = 0;
 	audit_buf[0] = 0;
-	len = snprintf(fence, sizeof(fence), "difftest-fence-%u", ++audit_fences);
-	ret = audit_request(DT_AUDIT_FENCE, fence, len + 1, pid, audit_fences);
+	ret = audit_fence(pid);
 	if (ret)
 		emit("audit-read=%d", ret);
 	ret = audit_rule(AUDIT_DEL_RULE, pid);
