@@ -34,8 +34,8 @@
  * took; each stop the tracer saw, from PTRACE_GET_SYSCALL_INFO (a step's
  * trap with its si_code), and what it did there; the child's raw_syscalls
  * events; its audit records (a call's number, first argument and result,
- * seccomp's action); the witness file; how the child ended.  No addresses, PIDs or
- * times.
+ * seccomp's action); the witness file; how the child ended.  No addresses,
+ * PIDs or times.
  *
  *   difftest SEED FIRST COUNT   scenarios FIRST..FIRST+COUNT-1 of SEED
  *   difftest -s SCENARIO        one scenario given in its text form
@@ -82,6 +82,7 @@
 #include "regs.h"
 #include "oor_nr.h"
 #include "sud.h"
+#include "audit_rec.h"
 
 #if defined(__x86_64__)
 #define DT_AUDIT_ARCH	AUDIT_ARCH_X86_64
@@ -1436,17 +1437,6 @@ static int audit_state(int on)
 	return ret;
 }
 
-/* The value of " KEY=" in TEXT, or NULL */
-static const char *audit_field(const char *text, const char *key)
-{
-	size_t kl = strlen(key);
-
-	for (const char *p = text; (p = strstr(p, key)); p += kl)
-		if (p > text && p[-1] == ' ' && p[kl] == '=')
-			return p + kl + 1;
-	return NULL;
-}
-
 /*
  * After the child ended: its records, up to a fence (a user message this
  * process sends, queued after them), then its rule goes.  As tokens, from
@@ -1471,9 +1461,11 @@ static void audit_read(pid_t pid)
 		emit("audit-rule-del=%d", ret);
 	for (line = strtok_r(audit_buf, "\n", &save); line && !astray;
 	     line = strtok_r(NULL, "\n", &save)) {
-		const char *nr = audit_field(line, "syscall"), *a0 = audit_field(line, "a0");
-		const char *ex = audit_field(line, "exit"), *sig = audit_field(line, "sig");
-		const char *code = audit_field(line, "code");
+		const char *nr = audit_rec_field(line, "syscall");
+		const char *a0 = audit_rec_field(line, "a0");
+		const char *ex = audit_rec_field(line, "exit");
+		const char *sig = audit_rec_field(line, "sig");
+		const char *code = audit_rec_field(line, "code");
 		unsigned long a = a0 ? strtoul(a0, NULL, 16) : 0;
 		long n = nr ? atol(nr) : -1;
 

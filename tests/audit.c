@@ -77,6 +77,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ktap.h"
+#include "audit_rec.h"
 
 #ifndef SECCOMP_RET_KILL_PROCESS
 #define SECCOMP_RET_KILL_PROCESS	0x80000000U
@@ -564,23 +565,9 @@ static int flush_rules(void)
 
 /* ---- records -------------------------------------------------------------- */
 
-/* The value of " key=" in a record, or NULL. */
-static const char *field(const char *text, const char *key)
-{
-	size_t kl = strlen(key);
-	const char *p = text;
-
-	while ((p = strstr(p, key))) {
-		if (p > text && p[-1] == ' ' && p[kl] == '=')
-			return p + kl + 1;
-		p += kl;
-	}
-	return NULL;
-}
-
 static long long field_num(const char *text, const char *key, int base)
 {
-	const char *v = field(text, key);
+	const char *v = audit_rec_field(text, key);
 
 	if (!v)
 		return NOTSEEN;
@@ -589,7 +576,7 @@ static long long field_num(const char *text, const char *key, int base)
 
 static long long field_snum(const char *text, const char *key)
 {
-	const char *v = field(text, key);
+	const char *v = audit_rec_field(text, key);
 
 	if (!v)
 		return NOTSEEN;
@@ -713,7 +700,7 @@ static void check_syscall_record(const char *what, pid_t pid, long nr,
 	for (i = 0; i < 4; i++)
 		ktap_eq(field_num(r->text, akey[i], 16), U(a[i]),
 			"%s: record %s is the argument register", what, akey[i]);
-	s = field(r->text, "success");
+	s = audit_rec_field(r->text, "success");
 	if (s && !strncmp(s, "yes ", 4))
 		got_success = 1;
 	else if (s && !strncmp(s, "no ", 3))
