@@ -6,12 +6,13 @@
 #   - each row of cross.tbl: tinyconfig plus configs/cross.config (and the
 #     row's extra options), the whole vmlinux; or a defconfig, the
 #     series' objects only (lib.sh's series_objects).
-# clang-16, or the cross gcc a cross.tbl row names.  OBJECTS=series
-# (bisect-check at each prefix) compiles the series' objects in every
-# build instead of the whole vmlinux.  CHECK_KARCHS="arm64 s390 ..."
-# (arch/ directory names; unset or "all": every build) limits it to the
-# builds of those architectures: bisect-check's prefix whose patch reaches
-# no other.  Stops at the first build that fails, naming it.
+# clang-16, or the compiler a cross.tbl row names (a cross gcc, clang-19).
+# OBJECTS=series (bisect-check at each prefix) compiles the series'
+# objects in every build instead of the whole vmlinux.
+# CHECK_KARCHS="arm64 s390 ..." (arch/ directory names; unset or "all":
+# every build) limits it to the builds of those architectures:
+# bisect-check's prefix whose patch reaches no other.  Stops at the
+# first build that fails, naming it.
 . "$(dirname "$0")/lib.sh"
 
 need clang-16 clang-16

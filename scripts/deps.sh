@@ -18,10 +18,11 @@ pkgs=(
 	libc6-dev-armhf-cross libgcc-12-dev-armhf-cross binutils-arm-linux-gnueabihf
 	qemu-system-x86 qemu-system-arm
 )
-# 'deps.sh cross' (make bisect-check): the cross compilers of cross.tbl's
-# gcc rows too.
+# 'deps.sh cross' (make bisect-check): the compilers of cross.tbl's other
+# rows too (its gcc rows, and loongarch's LLVM 19).
 [ "${1:-}" = cross ] &&
-	pkgs+=(gcc-arm-linux-gnueabihf gcc-mips-linux-gnu gcc-powerpc64le-linux-gnu)
+	pkgs+=(gcc-arm-linux-gnueabihf gcc-mips-linux-gnu gcc-powerpc64le-linux-gnu
+		clang-19 lld-19 llvm-19)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
