@@ -31,6 +31,7 @@
 #include <linux/seccomp.h>
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/rseq.h>
@@ -59,6 +60,9 @@
  * The markers (keep in sync with insn_count.c) and a raw getppid().
  * x86_64: nopw 0x5afe0001(%rax,%rax,1) / nopw 0x5afe0002(%rax,%rax,1).
  * arm64: hint #90 / hint #91, unallocated hints that execute as NOP.
+ * riscv64: slti x0, x0, 0x5a1 / 0x5a2, HINTs of the custom-use space.
+ * s390x: brcl 0 with the halfword offset 0x5afe0001 / 0x5afe0002, a
+ * branch with an empty mask, which never branches.
  */
 #if defined(__x86_64__)
 #define BENCH_AUDIT_ARCH	AUDIT_ARCH_X86_64
@@ -85,6 +89,38 @@ static inline long raw_getppid(void)
 
 	asm volatile("svc #0" : "=r"(x0) : "r"(x8) : "memory");
 	return x0;
+}
+#elif defined(__riscv) && __riscv_xlen == 64
+#define BENCH_AUDIT_ARCH	AUDIT_ARCH_RISCV64
+#define BENCH_ARCH_NAME		"riscv64"
+#define MARK_START()	asm volatile("slti x0, x0, 0x5a1" ::: "memory")
+#define MARK_STOP()	asm volatile("slti x0, x0, 0x5a2" ::: "memory")
+/*
+ * Debian 12's glibc (2.36) has no RSEQ_SIG for riscv and registers no rseq
+ * area: the program registers its own, with the kernel selftests'
+ * signature (tools/testing/selftests/rseq/rseq-riscv.h).
+ */
+#define BENCH_RSEQ_SIG	0xf1401073U
+static inline long raw_getppid(void)
+{
+	register long a7 asm("a7") = SYS_getppid;
+	register long a0 asm("a0");
+
+	asm volatile("ecall" : "=r"(a0) : "r"(a7) : "memory");
+	return a0;
+}
+#elif defined(__s390x__)
+#define BENCH_AUDIT_ARCH	AUDIT_ARCH_S390X
+#define BENCH_ARCH_NAME		"s390x"
+#define MARK_START()	asm volatile("brcl 0, . + 2 * 0x5afe0001" ::: "memory")
+#define MARK_STOP()	asm volatile("brcl 0, . + 2 * 0x5afe0002" ::: "memory")
+/* As glibc does for numbers below 256: the number in the svc instruction. */
+static inline long raw_getppid(void)
+{
+	register long r2 asm("r2");
+
+	asm volatile("svc %1" : "=r"(r2) : "i"(SYS_getppid) : "memory");
+	return r2;
 }
 #else
 #error "bench: unsupported architecture"
@@ -121,6 +157,86 @@ static void not_available(const char *why)
 	printf("bench: %s n/a\n# %s\n", scenario, why);
 	fflush(stdout);
 	_exit(0);
+}
+
+#ifndef RSEQ_SIG
+/*
+ * glibc registers no rseq area (see BENCH_RSEQ_SIG): each thread that
+ * glibc would give one registers its own, of the 32 bytes (the original
+ * struct rseq) that glibc 2.36 registers on the other architectures.
+ */
+static __thread struct rseq own_rseq_area;
+static int own_rseq;
+
+static void own_rseq_register(void)
+{
+	if (syscall(SYS_rseq, &own_rseq_area, 32, 0, BENCH_RSEQ_SIG))
+		die("rseq registration");
+	own_rseq = 1;
+}
+#endif
+
+#if defined(__s390x__)
+/*
+ * s390x gives user space and the kernel address spaces of their own, so
+ * insn_count.c tells their instructions apart by the kernel's text and
+ * module area, which bench.sh gives it: user code there would count as
+ * the kernel's.  This static program's code is far below; a randomized
+ * vDSO is not: vdso_addr() (arch/s390/kernel/vdso.c) puts it up to
+ * STACK_RND_MASK pages (1 GiB) below the top of the 4 TiB user space,
+ * around the kernel image (CONFIG_KERNEL_IMAGE_BASE, 4 TiB - 512 MiB).
+ * Without randomization it is at VDSO_BASE, the top.  So the program runs
+ * without, and prints where the kernel's text and the vDSO are, for
+ * bench.sh to check.
+ */
+static void fixed_layout(char **argv, int report)
+{
+	unsigned long stext = 0, vdso = 0, vdso_end = 0, a, b;
+	char line[512], name[256];
+	int pers = personality(0xffffffff);
+	FILE *f;
+
+	scenario = "layout";
+	if (pers < 0)
+		die("personality");
+	if (!(pers & ADDR_NO_RANDOMIZE)) {
+		if (personality(pers | ADDR_NO_RANDOMIZE) < 0)
+			die("personality ADDR_NO_RANDOMIZE");
+		execv("/proc/self/exe", argv);
+		die("execv /proc/self/exe");
+	}
+	if (!report)
+		return;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		die("/proc/kallsyms");
+	while (!stext && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %*c %255s", &a, name) == 2 &&
+		    !strcmp(name, "_stext"))
+			stext = a;
+	fclose(f);
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		die("/proc/self/maps");
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &a, &b) == 2) {
+			vdso = a;
+			vdso_end = b;
+		}
+	fclose(f);
+	printf("# layout: kernel _stext %#lx, vdso %#lx-%#lx\n", stext, vdso,
+	       vdso_end);
+}
+#endif
+
+/* Does the process have an rseq area, glibc's or its own? */
+static int rseq_registered(void)
+{
+#ifdef RSEQ_SIG
+	return __rseq_size != 0;
+#else
+	return own_rseq;
+#endif
 }
 
 /* A getppid() loop, checked during the warm-up. */
@@ -193,7 +309,12 @@ static void install_filter(struct sock_filter *insns, unsigned short len,
 
 #define LD_ARCH	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch))
 #define LD_NR	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+/* s390x: the low half of args[0] is its second word */
+#define LD_ARG0	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]) + 4)
+#else
 #define LD_ARG0	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]))
+#endif
 #define RET(x)	BPF_STMT(BPF_RET | BPF_K, (x))
 
 /*
@@ -406,6 +527,10 @@ static void *supervisor(void *arg)
 	int fd;
 
 	(void)arg;
+#ifndef RSEQ_SIG
+	if (own_rseq)
+		own_rseq_register();
+#endif
 	if (read(notif_pipe[0], &fd, sizeof(fd)) != sizeof(fd))
 		return NULL;
 	for (;;) {
@@ -511,7 +636,11 @@ static int run_one(unsigned int i, long ops)
 	pid_t pid;
 
 	scenario = scenarios[i].name;
-	if (scenarios[i].norseq && __rseq_size) {
+#ifndef RSEQ_SIG
+	if (!scenarios[i].norseq)
+		own_rseq_register();
+#endif
+	if (scenarios[i].norseq && rseq_registered()) {
 		/* glibc registered rseq: start again with the tunable. */
 		char buf[32];
 
@@ -523,7 +652,7 @@ static int run_one(unsigned int i, long ops)
 		snprintf(buf, sizeof(buf), "%ld", ops);
 		exec_scenario(i, buf);
 	}
-	if (!scenarios[i].norseq && !__rseq_size) {
+	if (!scenarios[i].norseq && !rseq_registered()) {
 		errno = 0;
 		die("rseq is not registered");
 	}
@@ -551,6 +680,10 @@ int main(int argc, char **argv)
 	int failed = 0, status;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+#if defined(__s390x__)
+	/* Once, from the program the guest runs, not from each scenario's. */
+	fixed_layout(argv, argc <= 2);
+#endif
 	if (argc > 1) {
 		for (unsigned int i = 0; i < NR_SCENARIOS; i++)
 			if (!strcmp(argv[1], scenarios[i].name))

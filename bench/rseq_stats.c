@@ -32,6 +32,33 @@
 
 extern const unsigned int __rseq_size __attribute__((weak));
 
+#if defined(__riscv) && __riscv_xlen == 64
+#include <sys/syscall.h>
+/*
+ * Debian 12's glibc (2.36) has no RSEQ_SIG for riscv and so registers no
+ * rseq area: the program registers one as glibc does elsewhere (32 bytes,
+ * the original struct rseq), in every process it starts too, with the
+ * kernel selftests' signature (tools/testing/selftests/rseq/rseq-riscv.h).
+ */
+#define OWN_RSEQ_SIG	0xf1401073U
+static __thread unsigned int own_rseq_area[8] __attribute__((aligned(32)));
+
+/* 1: registered, 0: glibc's is there, -1: the registration failed */
+static int own_rseq(void)
+{
+	if (&__rseq_size && __rseq_size)
+		return 0;
+	if (syscall(SYS_rseq, own_rseq_area, sizeof(own_rseq_area), 0, OWN_RSEQ_SIG))
+		return -1;
+	return 1;
+}
+#else
+static int own_rseq(void)
+{
+	return 0;
+}
+#endif
+
 static void die(const char *what)
 {
 	printf("rseq-stats: %s\n", what);
@@ -172,12 +199,17 @@ int main(int argc, char **argv)
 {
 	unsigned long long a[ST_N] = { 0 }, b[ST_N] = { 0 };
 	unsigned long long start[ST_N] = { 0 };
+	int own = own_rseq();
 
 	if (argc > 1 && !strcmp(argv[1], "noop"))
 		return 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("# glibc __rseq_size %u (0: no rseq area); %d round trips, %d execs, %d signals\n",
 	       &__rseq_size ? __rseq_size : 0, PIPE_ROUNDS, EXECS, SIGNALS);
+	if (own < 0)
+		die("rseq registration failed");
+	if (own)
+		printf("# rseq area (32 bytes) registered by the program\n");
 
 	snapshot(start);
 	memcpy(a, start, sizeof(a));

@@ -2,7 +2,7 @@
 # bisect-check.sh ARCH...: every prefix of the series (the first patch, the
 # first two, ..., all of them) builds, so that any commit of the series
 # can be bisected to: for each ARCH with the debug config, and
-# compile-check.sh's builds (a minimal config of each booted architecture,
+# compile-check.sh's builds (a minimal config of each ARCH,
 # the cross builds of cross.tbl).
 #
 # At each prefix the builds compile the series' objects (series_objects in
@@ -71,7 +71,7 @@ for n in $(seq "$from" "$total"); do
 	done
 	[ "${#same[@]}" = 0 ] ||
 		log "prefix $n/$total: $(basename "$last") changes nothing the ${same[*]} debug build reads"
-	SERIES_UPTO=$n OBJECTS=$objects CHECK_KARCHS=$karchs "${TOP}/scripts/compile-check.sh" ||
+	SERIES_UPTO=$n OBJECTS=$objects CHECK_KARCHS=$karchs "${TOP}/scripts/compile-check.sh" "$@" ||
 		die "compile-check fails up to $(basename "$last")"
 	echo "prefix $n/$total $(basename "$last"): $what build (debug: ${built[*]:-none rebuilt}; compile-check: arch/ $karchs) in $(( $(date +%s) - start ))s" >>"$record"
 done
@@ -82,7 +82,7 @@ if [ -n "$objects" ]; then
 		"${TOP}/scripts/build.sh" "$arch" debug series >/dev/null ||
 			die "the whole series does not build for $arch"
 	done
-	"${TOP}/scripts/compile-check.sh" || die "compile-check fails on the whole series"
+	"${TOP}/scripts/compile-check.sh" "$@" || die "compile-check fails on the whole series"
 	echo "prefix $total/$total: whole kernels build and link (debug: $*; compile-check: all) in $(( $(date +%s) - start ))s" >>"$record"
 fi
 echo "bisect-check: prefixes $from to $total of $total build for $*, with the minimal and cross builds ($what; whole kernels of the whole series)" |

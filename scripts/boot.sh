@@ -13,7 +13,7 @@ logf=${4:?}
 shift 4
 check_arch "$arch"
 qemu=$(arch_get "$arch" qemu)
-need "$qemu" "qemu-system-$([ "$arch" = arm64 ] && echo arm || echo x86)"
+need "$qemu" "$(arch_get "$arch" pkgs | cut -d, -f1)"
 [ -f "$kernel" ] || die "no kernel image at $kernel"
 [ -f "$initrd" ] || die "no initramfs at $initrd"
 

@@ -33,7 +33,10 @@ case $toolchain in
 llvm)
 	need clang-16 clang-16
 	need ld.lld-16 lld-16
-	kmake=(LLVM=-16 "CC=${ccache}clang-16" "HOSTCC=${ccache}clang-16")
+	IFS=, read -r -a kllvm <<<"$(arch_get "$arch" kllvm)"
+	[[ " ${kllvm[*]} " != *" CROSS_COMPILE="* ]] || need "$(arch_get "$arch" cross)ld" \
+		"binutils-$(arch_get "$arch" cross | sed 's/-$//')"
+	kmake=("${kllvm[@]}" "CC=${ccache}clang-16" "HOSTCC=${ccache}clang-16")
 	;;
 gcc)
 	cross=$(arch_get "$arch" cross)

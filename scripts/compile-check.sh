@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# compile-check.sh: compile-only builds of the series in the build source
-# (SERIES_UPTO=N for a prefix; bisect-check runs it for every prefix):
-#   - each booted architecture (arch.tbl): tinyconfig plus
+# compile-check.sh ARCH...: compile-only builds of the series in the build
+# source (SERIES_UPTO=N for a prefix; bisect-check runs it for every prefix):
+#   - each ARCH (arch.tbl's booted architectures): tinyconfig plus
 #     configs/minimal.config, the whole vmlinux;
 #   - each row of cross.tbl: tinyconfig plus configs/cross.config (and the
 #     row's extra options), the whole vmlinux; or a defconfig, the
@@ -69,12 +69,14 @@ build_it() {
 	fi
 }
 
-for arch in $(arch_list); do
+for arch in "$@"; do
+	check_arch "$arch"
 	karch=$(arch_get "$arch" karch)
 	wanted "$karch" || continue
 	obj=${CACHE}/obj/minimal-${arch}
 	mkdir -p "$obj"
-	kmake=(O="$obj" ARCH="$karch" LLVM=-16 "CC=${ccache}clang-16" "${host[@]}")
+	IFS=, read -r -a kllvm <<<"$(arch_get "$arch" kllvm)"
+	kmake=(O="$obj" ARCH="$karch" "${kllvm[@]}" "CC=${ccache}clang-16" "${host[@]}")
 	log "minimal config on $arch${OBJECTS:+ (series objects only)}"
 	if stale "$obj" "${kmake[@]}" "$(cat "${TOP}/configs/minimal.config")"; then
 		kbuild "tinyconfig for $arch" "$obj/config.log" "${kmake[@]}" tinyconfig

@@ -10,14 +10,16 @@ pkgs=(
 	# make bisect-check's s390 objects: clang-16 compiles, binutils assembles.
 	binutils-s390x-linux-gnu
 	clang-16 lld-16 llvm-16
-	gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-	# 32-bit test programs: ia32 with gcc -m32 (gcc-12-multilib, not
-	# gcc-multilib, which conflicts with the aarch64 cross compiler) and
-	# AArch32 with clang-16 on the armhf cross libc.
-	gcc-12-multilib lib32gcc-12-dev libc6-dev-i386
-	libc6-dev-armhf-cross libgcc-12-dev-armhf-cross binutils-arm-linux-gnueabihf
-	qemu-system-x86 qemu-system-arm
+	gcc
 )
+# Each guest architecture's QEMU, compilers and C libraries (arch.tbl).  The
+# 32-bit ones: ia32 with gcc -m32 (gcc-12-multilib, not gcc-multilib, which
+# conflicts with the cross compilers), AArch32 with clang-16 on the armhf
+# cross libc.
+for arch in $(arch_list); do
+	IFS=, read -r -a p <<<"$(arch_get "$arch" pkgs)"
+	pkgs+=("${p[@]}")
+done
 # 'deps.sh cross' (make bisect-check): the compilers of cross.tbl's other
 # rows too (its gcc rows, and loongarch's LLVM 19).
 [ "${1:-}" = cross ] &&

@@ -18,13 +18,31 @@ done
 echo "lines	$lines"
 # Syscall entry and exit, arch and generic, as the kernel names them.
 re='^(el0_svc(_compat)?|do_el0_svc(_compat)?|el0_svc_common|invoke_syscall|syscall_trace_(enter|exit)|do_notify_resume|report_syscall.*|syscall_(enter_from|exit_to)_user_mode.*|exit_to_user_mode.*|syscall_exit_work|syscall_user_dispatch|do_syscall_64|do_int80_.*|(__)?do_fast_syscall_32|do_SYSENTER_32|entry_SYSCALL_64.*|el0t_64_sync_handler|el0t_32_sync_handler)$'
-need nm binutils
+nm=nm pkg=binutils
+case $arch in
+riscv64)
+	# do_trap_ecall_u (arch/riscv/kernel/traps.c), reached from the
+	# exception vector that every trap shares (entry.S's handle_exception)
+	re=${re%)\$}'|do_trap_ecall_u)$' ;;
+s390x)
+	# system_call (arch/s390/kernel/entry.S), __do_syscall and
+	# do_syscall (arch/s390/kernel/syscall.c)
+	re=${re%)\$}'|system_call|(__)?do_syscall)$' ;;
+esac
+case $arch in
+riscv64 | s390x)
+	# The cross binutils' nm (the host's reads these ELF files only as
+	# generic ones).
+	nm=$(arch_get "$arch" cross)nm
+	pkg=binutils-${nm%-nm} ;;
+esac
+need "$nm" "$pkg"
 # What kernel/entry/ defines is the generic share; the rest is the arch's own.
 generic=" "
 for o in "$obj"/kernel/entry/*.o; do
-	[ -f "$o" ] && generic+="$(nm "$o" | awk '$2 ~ /^[tT]$/ { printf "%s ", $3 }')"
+	[ -f "$o" ] && generic+="$("$nm" "$o" | awk '$2 ~ /^[tT]$/ { printf "%s ", $3 }')"
 done
-nm -S --size-sort "$obj/vmlinux" | grep -E "^[0-9a-f]+ [0-9a-f]+ [tT] " |
+"$nm" -S --size-sort "$obj/vmlinux" | grep -E "^[0-9a-f]+ [0-9a-f]+ [tT] " |
 	while read -r _ size _ sym; do
 		if [[ $sym =~ $re ]]; then
 			owner=arch

@@ -19,8 +19,9 @@
  * issued after the first one has ended), with arch=, syscall=, a0..a3,
  * success= and exit=:
  *  - a plain call and a failing call: __audit_syscall_entry() from the
- *    syscall entry work (x86: syscall_enter_audit() in kernel/entry/common.c,
- *    arm64: syscall_trace_enter() in arch/arm64/kernel/ptrace.c) and
+ *    syscall entry work (x86, riscv64, s390x: syscall_enter_audit() in
+ *    kernel/entry/common.c, arm64: syscall_trace_enter() in
+ *    arch/arm64/kernel/ptrace.c) and
  *    __audit_syscall_exit() from the exit work (syscall_exit_work(),
  *    arm64: syscall_trace_exit()), including how a 32-bit return value
  *    reaches exit= (regs_return_value());
@@ -28,7 +29,8 @@
  *    audit entry/exit still run after __secure_computing();
  *  - PTRACE_SYSEMU: an emulated call produces no record (audit entry is
  *    skipped, so the exit finds no syscall context), the next real call
- *    does;
+ *    does (riscv64 has no PTRACE_SYSEMU: skipped; on s390x the emulated
+ *    call returns -ENOSYS, SYSEMU_RET);
  *  - PTRACE_SYSCALL with arguments rewritten at the entry stop and the
  *    return value rewritten at the exit stop: the record has the arguments
  *    the syscall ran with and the return value from before the exit stop
@@ -238,11 +240,106 @@ static void r_set_ret(au_regs *r, long v)
 	r->uregs[0] = v;
 }
 
+#elif defined(__riscv) && __riscv_xlen == 64
+/* ecall: nr in a7, args a0-a5 */
+#define AU_ARCH		AUDIT_ARCH_RISCV64
+#define AU_UC_RET(uc)	((uc)->uc_mcontext.__gregs[REG_A0])
+#define AU_COMPAT	0
+/*
+ * No PTRACE_SYSEMU: arch/riscv/include/uapi/asm/ptrace.h defines none, and
+ * kernel/ptrace.c handles the request only #ifdef PTRACE_SYSEMU.
+ */
+#define AU_NO_SYSEMU	1
+/*
+ * NT_PRSTATUS is struct user_regs_struct of arch/riscv/include/uapi/
+ * asm/ptrace.h (glibc's <sys/user.h> has none): pc, then x1-x31.
+ */
+typedef struct {
+	unsigned long r[32];
+} au_regs;
+#define AU_RISCV_A0	10
+
+__asm__(".pushsection .text\n"
+	".globl au_sc\n"
+	".type au_sc, @function\n"
+	".p2align 2\n"
+	"au_sc:\n"
+	"	mv a7, a0\n	mv a0, a1\n	mv a1, a2\n	mv a2, a3\n"
+	"	mv a3, a4\n	mv a4, a5\n	mv a5, a6\n"
+	"	ecall\n"
+	".globl au_sc_ret\n"
+	"au_sc_ret:\n"
+	"	ret\n"
+	".size au_sc, .-au_sc\n"
+	".popsection\n");
+
+/*
+ * a0-a3; the syscall and audit take the first argument from orig_a0,
+ * which the regset does not have (riscv_gpr_set()): see REWRITE_A0.
+ */
+static void r_set_arg(au_regs *r, int i, long v)
+{
+	r->r[AU_RISCV_A0 + i] = v;
+}
+
+static void r_set_ret(au_regs *r, long v)
+{
+	r->r[AU_RISCV_A0] = v;
+}
+
+#elif defined(__s390x__)
+/* svc 0: nr in r1, args r2-r7 */
+#define AU_ARCH		AUDIT_ARCH_S390X
+#define AU_UC_RET(uc)	((uc)->uc_mcontext.gregs[2])
+#define AU_COMPAT	0
+/* NT_PRSTATUS: psw, gprs, acrs and orig_gpr2 (s390_regs) */
+typedef struct _user_regs_struct au_regs;
+
+/*
+ * C: nr r2, a0-a3 r3-r6, a4-a5 at 160(%r15).  r6 and r7 are callee-saved:
+ * into the caller's register save area.
+ */
+__asm__(".pushsection .text\n"
+	".globl au_sc\n"
+	".type au_sc, @function\n"
+	".p2align 3\n"
+	"au_sc:\n"
+	"	stmg %r6, %r7, 48(%r15)\n"
+	"	lgr %r1, %r2\n	lgr %r2, %r3\n	lgr %r3, %r4\n"
+	"	lgr %r4, %r5\n	lgr %r5, %r6\n"
+	"	lg %r6, 160(%r15)\n	lg %r7, 168(%r15)\n"
+	"	svc 0\n"
+	".globl au_sc_ret\n"
+	"au_sc_ret:\n"
+	"	lmg %r6, %r7, 48(%r15)\n"
+	"	br %r14\n"
+	".size au_sc, .-au_sc\n"
+	".popsection\n");
+
+/*
+ * The first argument is orig_gpr2, for the syscall (SC_S390_REGS_TO_ARGS,
+ * asm/syscall_wrapper.h) as for audit (syscall_get_arguments()): at the
+ * entry stop gpr2 holds the number, and writing it changes int_code, the
+ * number itself (__poke_user()).
+ */
+static void r_set_arg(au_regs *r, int i, long v)
+{
+	if (i)
+		r->gprs[2 + i] = v;
+	else
+		r->orig_gpr2 = v;
+}
+
+static void r_set_ret(au_regs *r, long v)
+{
+	r->gprs[2] = v;
+}
+
 #else
 #error "audit.c: unsupported architecture"
 #endif
 
-#ifndef AU_PTRACE_SYSEMU
+#if !defined(AU_PTRACE_SYSEMU) && !defined(AU_NO_SYSEMU)
 #define AU_PTRACE_SYSEMU	PTRACE_SYSEMU
 #endif
 
@@ -310,12 +407,38 @@ static void r_set_ret(au_regs *r, long v)
  * a0 of the record after the tracer rewrote the first argument register at
  * the entry stop.  AArch32: audit takes a0 from orig_x0 (orig_r0), which a
  * compat register write leaves alone (only AArch64 keeps orig_x0 in step
- * with x0); the syscall itself runs with the new r0.
+ * with x0); the syscall itself runs with the new r0.  riscv64: the syscall
+ * (SC_RISCV_REGS_TO_ARGS, asm/syscall_wrapper.h) and audit
+ * (syscall_get_arguments()) both take the first argument from orig_a0,
+ * which NT_PRSTATUS leaves out (riscv_gpr_set() writes pc to t6): the call
+ * runs as PR_GET_TIMERSLACK with the new a1-a3, and succeeds.
  */
-#if defined(__arm__)
+#if defined(__arm__) || defined(__riscv)
 #define REWRITE_A0	A0
 #else
 #define REWRITE_A0	INV0
+#endif
+#if defined(__riscv)
+#define REWRITE_SUCCESS	1
+#define REWRITE_EXIT	SLACK_EXIT
+#else
+#define REWRITE_SUCCESS	0
+#define REWRITE_EXIT	(-EINVAL)
+#endif
+
+/*
+ * What the emulated call returns.  s390x: a call skipped at the entry
+ * stop returns -ENOSYS whatever the tracer left in gpr2: do_syscall()
+ * (arch/s390/kernel/syscall.c) sets it unless PIF_SYSCALL_RET_SET, which
+ * only syscall_set_return_value() sets, not a ptrace register write (and
+ * at the entry stop gpr2 is the syscall number, __poke_user()).
+ */
+#if defined(__s390x__)
+#define SYSEMU_RET	(-ENOSYS)
+#define SYSEMU_RET_IS	"-ENOSYS, not what the tracer left"
+#else
+#define SYSEMU_RET	EMU_RET
+#define SYSEMU_RET_IS	"what the tracer left"
 #endif
 
 #define EMU_RET		((long)0x3e3e0001L)
@@ -1009,6 +1132,37 @@ static int tracee_start(struct child *c, void (*fn)(struct child *))
 	return 0;
 }
 
+#ifdef AU_NO_SYSEMU
+#define SYSEMU_RESULTS	(SYSREC_RESULTS + 7)
+
+/* 3: PTRACE_SYSEMU, where the kernel has it. */
+static void test_sysemu(void)
+{
+	static const char *const names[] = {
+		"sysemu: child ended as expected",
+		"sysemu: the emulated call stops at syscall entry",
+		"sysemu: the emulated call returns what the tracer left",
+		"sysemu: no syscall record for the emulated call",
+		"sysemu: the next call runs",
+		"sysemu next call: exactly one syscall record",
+		"sysemu next call: record arch is the task's audit arch",
+		"sysemu next call: record a0 is the argument register",
+		"sysemu next call: record a1 is the argument register",
+		"sysemu next call: record a2 is the argument register",
+		"sysemu next call: record a3 is the argument register",
+		"sysemu next call: record success=yes",
+		"sysemu next call: record exit is the return value",
+		"sysemu: exactly one record for the marker call",
+		"sysemu: no other syscall records from the child",
+	};
+	unsigned int i;
+
+	_Static_assert(sizeof(names) / sizeof(names[0]) == SYSEMU_RESULTS,
+		       "one name per sysemu result");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		ktap_skip("no PTRACE_SYSEMU on this architecture", "%s", names[i]);
+}
+#else
 static void sysemu_main(struct child *c)
 {
 	struct report rep = { .setup = 0 };
@@ -1053,8 +1207,8 @@ static void test_sysemu(void)
 	fence();
 
 	ktap_eq(sig, SYSGOOD, "sysemu: the emulated call stops at syscall entry");
-	ktap_eq(rep.ret[0], EMU_RET,
-		"sysemu: the emulated call returns what the tracer left");
+	ktap_eq(rep.ret[0], SYSEMU_RET,
+		"sysemu: the emulated call returns " SYSEMU_RET_IS);
 	find_syscall(c.pid, __NR_prctl, E0, &n);
 	if (!ktap_eq(n, 0, "sysemu: no syscall record for the emulated call"))
 		dump_records(c.pid);
@@ -1067,6 +1221,7 @@ static void test_sysemu(void)
 		     "sysemu: no other syscall records from the child"))
 		dump_records(c.pid);
 }
+#endif
 
 static void rewrite_main(struct child *c)
 {
@@ -1084,7 +1239,8 @@ static void rewrite_main(struct child *c)
  * 3b: PTRACE_SYSCALL; at the entry stop the tracer turns the call into
  * prctl(INV0, D1, D2, D3), at the exit stop it replaces the return value.
  * The record has the rewritten arguments (AArch32: a0 from orig_r0) and
- * the real -EINVAL: audit exit runs before the exit stop.
+ * the real -EINVAL: audit exit runs before the exit stop.  (riscv64: a0
+ * stays A0 and the call returns the slack, REWRITE_A0.)
  */
 static void test_rewrite(void)
 {
@@ -1123,8 +1279,8 @@ static void test_rewrite(void)
 	ktap_eq(sig_ex, SYSGOOD, "traced rewrite: exit stop");
 	ktap_eq(rep.ret[0], EXIT_STOP_RET,
 		"traced rewrite: the tracee sees the value set at the exit stop");
-	check_syscall_record("traced rewrite", c.pid, __NR_prctl, args_rw, 0,
-			     -EINVAL);
+	check_syscall_record("traced rewrite", c.pid, __NR_prctl, args_rw,
+			     REWRITE_SUCCESS, REWRITE_EXIT);
 	find_syscall(c.pid, __NR_getppid, M1, &n);
 	ktap_eq(n, 1, "traced rewrite: exactly one record for the marker call");
 	if (!ktap_eq(count_type(c.pid, AUDIT_SYSCALL), 2,

@@ -460,6 +460,14 @@ static const unsigned char bp_insn[BP_LEN] = { 0xcc };		/* int3 */
 #elif defined(__aarch64__)
 #define BP_LEN	4
 static const unsigned char bp_insn[BP_LEN] = { 0xa0, 0x00, 0x20, 0xd4 };	/* brk #5 */
+#elif defined(__riscv) && __riscv_xlen == 64
+/* UPROBE_SWBP_INSN with CONFIG_RISCV_ISA_C (configs/riscv64.config) */
+#define BP_LEN	2
+static const unsigned char bp_insn[BP_LEN] = { 0x02, 0x90 };	/* c.ebreak */
+#elif defined(__s390x__)
+/* UPROBE_SWBP_INSN: an illegal opcode that illegal_op() hands to uprobes */
+#define BP_LEN	2
+static const unsigned char bp_insn[BP_LEN] = { 0x00, 0x02 };
 #else
 #error "unsupported architecture"
 #endif

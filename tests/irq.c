@@ -7,19 +7,24 @@
  *   every online CPU prints its NMI backtrace exactly once (arm64: the
  *   backtrace IPI is a GICv3 pseudo-NMI, taken through el0_interrupt /
  *   el1_interrupt and __el1_pnmi; x86: the NMI vector and its
- *   irqentry_nmi_enter/exit).
+ *   irqentry_nmi_enter/exit; riscv64: an IPI, IPI_CPU_BACKTRACE; s390x has
+ *   none: sysrq l falls back to an smp_call_function() and the NMI
+ *   backtrace checks are skipped).
  * - perf sampling at a high rate on every thread (arm64: PMUv3 overflow
- *   interrupts, delivered as pseudo-NMIs; x86 under TCG has no PMU, so the
+ *   interrupts, delivered as pseudo-NMIs; x86 under TCG has no PMU, nor
+ *   riscv64 without Sscofpmf or s390x without the sampling facility, so the
  *   cpu-clock software event, an hrtimer interrupt, is used instead): samples
  *   are taken, in user mode too, and neither the spinners' computations nor
  *   the syscalls' results are disturbed.
  * - a signal sent by another thread, by a child process, by ITIMER_REAL and
  *   by ITIMER_VIRTUAL to a task spinning in a loop that makes no syscalls is
- *   delivered on interrupt exit (arm64 do_notify_resume, x86
- *   exit_to_user_mode_loop): the handler sees the pc inside the loop and
- *   every general and FP/SIMD register of the loop in its ucontext, and
- *   sigreturn gives all of them back although the handler clobbered the
- *   FP/SIMD registers; a register edited in the ucontext takes effect.
+ *   delivered on interrupt exit (arm64 do_notify_resume, x86, riscv64 and
+ *   s390x exit_to_user_mode_loop): the handler sees the pc inside the loop
+ *   and every general and FP/SIMD register of the loop in its ucontext
+ *   (riscv64: f0-f31 and fcsr; s390x: f0-f15, the FPC and the access
+ *   registers a2-a15), and sigreturn gives all of them back although the
+ *   handler clobbered the FP/SIMD registers; a register edited in the
+ *   ucontext takes effect.
  *
  * Also built as irq_32 (ia32 on x86_64, AArch32 on arm64): the compat
  * interrupt return, the compat signal frame and sigreturn.
@@ -410,8 +415,311 @@ static void clobber_fp(void)
 		     HIGH_D_CLOBBERS);
 }
 
+#elif defined(__riscv) && __riscv_xlen == 64
+/*
+ * f0-f31 (the D extension; the guest has no V) and fcsr, which the kernel
+ * keeps for the task: __fstate_save/__fstate_restore in
+ * arch/riscv/kernel/fpu.S (f0-f31 and fcsr) at a context switch when the
+ * state is dirty, save_fp_state/restore_fp_state in
+ * arch/riscv/kernel/signal.c for the frame.  An interrupt from user mode
+ * saves only the general registers (handle_exception in entry.S).
+ */
+
+#define BASE_REG	0		/* a0: the struct spin */
+#define LOAD_REG	1		/* a1: the loaded stop word */
+#define MOD_REG		8		/* s2 */
+#define FP_BYTES	264		/* f0-f31, then fcsr in 8 bytes */
+#define FP_REG_BYTES	8
+
+static void fp_reg_name(char *buf, size_t len, int r)
+{
+	if (r < 32)
+		snprintf(buf, len, "f%d", r);
+	else
+		snprintf(buf, len, "fcsr");
+}
+
+/* fcsr: rounding mode RUP, flags NV, OF and NX (8 bits; the rest reads 0) */
+#define FP_PREPARE
+static void fp_prepare(unsigned char *fp)
+{
+	uint64_t fcsr = 0x75;
+
+	memcpy(fp + 256, &fcsr, 8);
+}
+
+/* The frame's __d: f0-f31 and a 32-bit fcsr, in the layout above. */
+static const unsigned char *uc_fp(ucontext_t *uc)
+{
+	static unsigned char buf[FP_BYTES];
+	uint64_t fcsr = uc->uc_mcontext.__fpregs.__d.__fcsr;
+
+	memcpy(buf, uc->uc_mcontext.__fpregs.__d.__f, 256);
+	memcpy(buf + 256, &fcsr, 8);
+	return buf;
+}
+
+/*
+ * gp and tp are not in reg_names (regs.h) and stay as they are; f8-f9
+ * and f18-f27 are callee-saved; fcsr is put back too.
+ */
+asm(".text\n"
+	".globl spin_regs, spin_loop_start, spin_loop_end\n"
+	".type spin_regs, @function\n"
+	"spin_regs:\n"
+	"	addi sp, sp, -208\n"
+	"	sd ra, 0(sp)\n	sd s0, 8(sp)\n	sd s1, 16(sp)\n"
+	"	sd s2, 24(sp)\n	sd s3, 32(sp)\n	sd s4, 40(sp)\n"
+	"	sd s5, 48(sp)\n	sd s6, 56(sp)\n	sd s7, 64(sp)\n"
+	"	sd s8, 72(sp)\n	sd s9, 80(sp)\n	sd s10, 88(sp)\n"
+	"	sd s11, 96(sp)\n"
+	"	fsd f8, 104(sp)\n	fsd f9, 112(sp)\n	fsd f18, 120(sp)\n"
+	"	fsd f19, 128(sp)\n	fsd f20, 136(sp)\n	fsd f21, 144(sp)\n"
+	"	fsd f22, 152(sp)\n	fsd f23, 160(sp)\n	fsd f24, 168(sp)\n"
+	"	fsd f25, 176(sp)\n	fsd f26, 184(sp)\n	fsd f27, 192(sp)\n"
+	"	frcsr t0\n	sd t0, 200(sp)\n"
+	"	fld f0, 544(a0)\n	fld f1, 552(a0)\n	fld f2, 560(a0)\n"
+	"	fld f3, 568(a0)\n	fld f4, 576(a0)\n	fld f5, 584(a0)\n"
+	"	fld f6, 592(a0)\n	fld f7, 600(a0)\n	fld f8, 608(a0)\n"
+	"	fld f9, 616(a0)\n	fld f10, 624(a0)\n	fld f11, 632(a0)\n"
+	"	fld f12, 640(a0)\n	fld f13, 648(a0)\n	fld f14, 656(a0)\n"
+	"	fld f15, 664(a0)\n	fld f16, 672(a0)\n	fld f17, 680(a0)\n"
+	"	fld f18, 688(a0)\n	fld f19, 696(a0)\n	fld f20, 704(a0)\n"
+	"	fld f21, 712(a0)\n	fld f22, 720(a0)\n	fld f23, 728(a0)\n"
+	"	fld f24, 736(a0)\n	fld f25, 744(a0)\n	fld f26, 752(a0)\n"
+	"	fld f27, 760(a0)\n	fld f28, 768(a0)\n	fld f29, 776(a0)\n"
+	"	fld f30, 784(a0)\n	fld f31, 792(a0)\n"
+	"	ld t0, 800(a0)\n	fscsr t0\n"
+	"	sd sp, 16(a0)\n"
+	"	ld a2, 48(a0)\n	ld a3, 56(a0)\n	ld a4, 64(a0)\n"
+	"	ld a5, 72(a0)\n	ld a6, 80(a0)\n	ld a7, 88(a0)\n"
+	"	ld s2, 96(a0)\n	ld s3, 104(a0)\n	ld s4, 112(a0)\n"
+	"	ld s5, 120(a0)\n	ld s6, 128(a0)\n	ld s7, 136(a0)\n"
+	"	ld s8, 144(a0)\n	ld s9, 152(a0)\n	ld s10, 160(a0)\n"
+	"	ld s11, 168(a0)\n	ld t3, 176(a0)\n	ld t4, 184(a0)\n"
+	"	ld t5, 192(a0)\n	ld t6, 200(a0)\n	ld ra, 208(a0)\n"
+	"	ld t0, 216(a0)\n	ld t1, 224(a0)\n	ld t2, 232(a0)\n"
+	"	ld s0, 240(a0)\n	ld s1, 248(a0)\n"
+	"	li a1, 0\n"
+	"	sd a2, 8(a0)\n"
+	"spin_loop_start:\n"
+	"	ld a1, 0(a0)\n"
+	"	beqz a1, spin_loop_start\n"
+	"spin_loop_end:\n"
+	"	sd a0, 288(a0)\n	sd a1, 296(a0)\n	sd a2, 304(a0)\n"
+	"	sd a3, 312(a0)\n	sd a4, 320(a0)\n	sd a5, 328(a0)\n"
+	"	sd a6, 336(a0)\n	sd a7, 344(a0)\n	sd s2, 352(a0)\n"
+	"	sd s3, 360(a0)\n	sd s4, 368(a0)\n	sd s5, 376(a0)\n"
+	"	sd s6, 384(a0)\n	sd s7, 392(a0)\n	sd s8, 400(a0)\n"
+	"	sd s9, 408(a0)\n	sd s10, 416(a0)\n	sd s11, 424(a0)\n"
+	"	sd t3, 432(a0)\n	sd t4, 440(a0)\n	sd t5, 448(a0)\n"
+	"	sd t6, 456(a0)\n	sd ra, 464(a0)\n	sd t0, 472(a0)\n"
+	"	sd t1, 480(a0)\n	sd t2, 488(a0)\n	sd s0, 496(a0)\n"
+	"	sd s1, 504(a0)\n"
+	"	sd sp, 24(a0)\n"
+	"	fsd f0, 1056(a0)\n	fsd f1, 1064(a0)\n	fsd f2, 1072(a0)\n"
+	"	fsd f3, 1080(a0)\n	fsd f4, 1088(a0)\n	fsd f5, 1096(a0)\n"
+	"	fsd f6, 1104(a0)\n	fsd f7, 1112(a0)\n	fsd f8, 1120(a0)\n"
+	"	fsd f9, 1128(a0)\n	fsd f10, 1136(a0)\n	fsd f11, 1144(a0)\n"
+	"	fsd f12, 1152(a0)\n	fsd f13, 1160(a0)\n	fsd f14, 1168(a0)\n"
+	"	fsd f15, 1176(a0)\n	fsd f16, 1184(a0)\n	fsd f17, 1192(a0)\n"
+	"	fsd f18, 1200(a0)\n	fsd f19, 1208(a0)\n	fsd f20, 1216(a0)\n"
+	"	fsd f21, 1224(a0)\n	fsd f22, 1232(a0)\n	fsd f23, 1240(a0)\n"
+	"	fsd f24, 1248(a0)\n	fsd f25, 1256(a0)\n	fsd f26, 1264(a0)\n"
+	"	fsd f27, 1272(a0)\n	fsd f28, 1280(a0)\n	fsd f29, 1288(a0)\n"
+	"	fsd f30, 1296(a0)\n	fsd f31, 1304(a0)\n"
+	"	frcsr t0\n	sd t0, 1312(a0)\n"
+	"	ld t0, 200(sp)\n	fscsr t0\n"
+	"	fld f8, 104(sp)\n	fld f9, 112(sp)\n	fld f18, 120(sp)\n"
+	"	fld f19, 128(sp)\n	fld f20, 136(sp)\n	fld f21, 144(sp)\n"
+	"	fld f22, 152(sp)\n	fld f23, 160(sp)\n	fld f24, 168(sp)\n"
+	"	fld f25, 176(sp)\n	fld f26, 184(sp)\n	fld f27, 192(sp)\n"
+	"	ld ra, 0(sp)\n	ld s0, 8(sp)\n	ld s1, 16(sp)\n"
+	"	ld s2, 24(sp)\n	ld s3, 32(sp)\n	ld s4, 40(sp)\n"
+	"	ld s5, 48(sp)\n	ld s6, 56(sp)\n	ld s7, 64(sp)\n"
+	"	ld s8, 72(sp)\n	ld s9, 80(sp)\n	ld s10, 88(sp)\n"
+	"	ld s11, 96(sp)\n"
+	"	addi sp, sp, 208\n"
+	"	ret\n"
+	".size spin_regs, .-spin_regs\n");
+
+/* fs0-fs11 are callee-saved: the compiler restores those on return */
+static void clobber_fp(void)
+{
+	asm volatile("li t0, -1\n\t"
+		     "fmv.d.x f0, t0\n\tfmv.d.x f1, t0\n\tfmv.d.x f2, t0\n\t"
+		     "fmv.d.x f3, t0\n\tfmv.d.x f4, t0\n\tfmv.d.x f5, t0\n\t"
+		     "fmv.d.x f6, t0\n\tfmv.d.x f7, t0\n\tfmv.d.x f8, t0\n\t"
+		     "fmv.d.x f9, t0\n\tfmv.d.x f10, t0\n\tfmv.d.x f11, t0\n\t"
+		     "fmv.d.x f12, t0\n\tfmv.d.x f13, t0\n\tfmv.d.x f14, t0\n\t"
+		     "fmv.d.x f15, t0\n\tfmv.d.x f16, t0\n\tfmv.d.x f17, t0\n\t"
+		     "fmv.d.x f18, t0\n\tfmv.d.x f19, t0\n\tfmv.d.x f20, t0\n\t"
+		     "fmv.d.x f21, t0\n\tfmv.d.x f22, t0\n\tfmv.d.x f23, t0\n\t"
+		     "fmv.d.x f24, t0\n\tfmv.d.x f25, t0\n\tfmv.d.x f26, t0\n\t"
+		     "fmv.d.x f27, t0\n\tfmv.d.x f28, t0\n\tfmv.d.x f29, t0\n\t"
+		     "fmv.d.x f30, t0\n\tfmv.d.x f31, t0\n\t"
+		     "li t0, 0x4a\n\tfscsr t0"
+		     ::: "t0", "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7",
+		     "f8", "f9", "f10", "f11", "f12", "f13", "f14", "f15",
+		     "f16", "f17", "f18", "f19", "f20", "f21", "f22", "f23",
+		     "f24", "f25", "f26", "f27", "f28", "f29", "f30", "f31");
+}
+
+#elif defined(__s390x__)
+/*
+ * f0-f15, the FPC and the access registers a2-a15 (a0 and a1 hold the
+ * thread pointer).  The kernel saves the FP state lazily: the first kernel
+ * FPU use or a context switch saves it (save_user_fpu_regs(),
+ * arch/s390/include/asm/fpu.h), arch_exit_to_user_mode() loads it back;
+ * __switch_to() (arch/s390/kernel/process.c) saves and restores the access
+ * registers; the signal frame has all of them (save_sigregs() and
+ * restore_sigregs() in arch/s390/kernel/signal.c).  The FP area here:
+ * f0-f15, the FPC in 8 bytes, a2-a15 (4 bytes each).
+ */
+
+/*
+ * s390 has no arch_trigger_cpumask_backtrace(): sysrq l falls back to
+ * sysrq_showregs_othercpus() in drivers/tty/sysrq.c, an smp_call_function()
+ * (an external interrupt, no NMI) printing "CPU<n>:" and a stack.  The
+ * spinners still take it in user mode.
+ */
+#define NO_NMI_BACKTRACE	"s390 has no NMI backtrace (no arch_trigger_cpumask_backtrace)"
+
+#define BASE_REG	0		/* r2: the struct spin */
+#define LOAD_REG	14		/* r1: the loaded stop word */
+#define MOD_REG		6		/* r8 */
+#define FP_BYTES	192
+#define FP_REG_BYTES	8
+
+static void fp_reg_name(char *buf, size_t len, int r)
+{
+	if (r < 16)
+		snprintf(buf, len, "f%d", r);
+	else if (r == 16)
+		snprintf(buf, len, "fpc");
+	else
+		snprintf(buf, len, "a%d/a%d", 2 * (r - 17) + 2, 2 * (r - 17) + 3);
+}
+
+/*
+ * A valid FPC (lfpc raises a specification exception for reserved bits),
+ * with no exception enabled: the five IEEE flags set, rounding toward
+ * minus infinity.
+ */
+#define FP_PREPARE
+static void fp_prepare(unsigned char *fp)
+{
+	uint32_t fpc = 0x00f80003;
+
+	memcpy(fp + 128, &fpc, 4);
+	memset(fp + 132, 0, 4);
+}
+
+/* The frame's fprs, fpc and aregs, in the layout above. */
+static const unsigned char *uc_fp(ucontext_t *uc)
+{
+	static unsigned char buf[FP_BYTES];
+	uint32_t fpc = uc->uc_mcontext.fpregs.fpc;
+
+	memcpy(buf, uc->uc_mcontext.fpregs.fprs, 128);
+	memcpy(buf + 128, &fpc, 4);
+	memset(buf + 132, 0, 4);
+	memcpy(buf + 136, &uc->uc_mcontext.aregs[2], 56);
+	return buf;
+}
+
+/* f8-f15 are callee-saved; the FPC and a2-a15 are put back too */
+asm(".text\n"
+	".globl spin_regs, spin_loop_start, spin_loop_end\n"
+	".type spin_regs, @function\n"
+	"spin_regs:\n"
+	"	stmg %r6, %r15, 48(%r15)\n"
+	"	aghi %r15, -288\n"
+	"	std %f8, 160(%r15)\n	std %f9, 168(%r15)\n"
+	"	std %f10, 176(%r15)\n	std %f11, 184(%r15)\n"
+	"	std %f12, 192(%r15)\n	std %f13, 200(%r15)\n"
+	"	std %f14, 208(%r15)\n	std %f15, 216(%r15)\n"
+	"	stfpc 224(%r15)\n"
+	"	stam %a2, %a15, 232(%r15)\n"
+	"	ld %f0, 544(%r2)\n	ld %f1, 552(%r2)\n"
+	"	ld %f2, 560(%r2)\n	ld %f3, 568(%r2)\n"
+	"	ld %f4, 576(%r2)\n	ld %f5, 584(%r2)\n"
+	"	ld %f6, 592(%r2)\n	ld %f7, 600(%r2)\n"
+	"	ld %f8, 608(%r2)\n	ld %f9, 616(%r2)\n"
+	"	ld %f10, 624(%r2)\n	ld %f11, 632(%r2)\n"
+	"	ld %f12, 640(%r2)\n	ld %f13, 648(%r2)\n"
+	"	ld %f14, 656(%r2)\n	ld %f15, 664(%r2)\n"
+	"	lfpc 672(%r2)\n"
+	"	lam %a2, %a15, 680(%r2)\n"
+	"	stg %r15, 16(%r2)\n"
+	"	lmg %r3, %r14, 40(%r2)\n"
+	"	lg %r0, 136(%r2)\n"
+	"	lghi %r1, 0\n"
+	"	stg %r3, 8(%r2)\n"
+	"spin_loop_start:\n"
+	"	ltg %r1, 0(%r2)\n"
+	"	jz spin_loop_start\n"
+	"spin_loop_end:\n"
+	"	stg %r2, 288(%r2)\n"
+	"	stmg %r3, %r14, 296(%r2)\n"
+	"	stg %r0, 392(%r2)\n	stg %r1, 400(%r2)\n"
+	"	stg %r15, 24(%r2)\n"
+	"	std %f0, 1056(%r2)\n	std %f1, 1064(%r2)\n"
+	"	std %f2, 1072(%r2)\n	std %f3, 1080(%r2)\n"
+	"	std %f4, 1088(%r2)\n	std %f5, 1096(%r2)\n"
+	"	std %f6, 1104(%r2)\n	std %f7, 1112(%r2)\n"
+	"	std %f8, 1120(%r2)\n	std %f9, 1128(%r2)\n"
+	"	std %f10, 1136(%r2)\n	std %f11, 1144(%r2)\n"
+	"	std %f12, 1152(%r2)\n	std %f13, 1160(%r2)\n"
+	"	std %f14, 1168(%r2)\n	std %f15, 1176(%r2)\n"
+	"	stfpc 1184(%r2)\n"
+	"	stam %a2, %a15, 1192(%r2)\n"
+	"	lfpc 224(%r15)\n"
+	"	lam %a2, %a15, 232(%r15)\n"
+	"	ld %f8, 160(%r15)\n	ld %f9, 168(%r15)\n"
+	"	ld %f10, 176(%r15)\n	ld %f11, 184(%r15)\n"
+	"	ld %f12, 192(%r15)\n	ld %f13, 200(%r15)\n"
+	"	ld %f14, 208(%r15)\n	ld %f15, 216(%r15)\n"
+	"	lmg %r6, %r15, 336(%r15)\n"
+	"	br %r14\n"
+	".size spin_regs, .-spin_regs\n");
+
+/*
+ * f8-f15 are callee-saved: the compiler restores those on return.  The
+ * compiler does not know a2-a15 (nor the FPC) and never uses them.
+ */
+static void clobber_fp(void)
+{
+	asm volatile("lghi %%r1, -1\n\t"
+		     "ldgr %%f0, %%r1\n\tldgr %%f1, %%r1\n\tldgr %%f2, %%r1\n\t"
+		     "ldgr %%f3, %%r1\n\tldgr %%f4, %%r1\n\tldgr %%f5, %%r1\n\t"
+		     "ldgr %%f6, %%r1\n\tldgr %%f7, %%r1\n\tldgr %%f8, %%r1\n\t"
+		     "ldgr %%f9, %%r1\n\tldgr %%f10, %%r1\n\tldgr %%f11, %%r1\n\t"
+		     "ldgr %%f12, %%r1\n\tldgr %%f13, %%r1\n\tldgr %%f14, %%r1\n\t"
+		     "ldgr %%f15, %%r1\n\t"
+		     "lghi %%r1, 1\n\tsfpc %%r1\n\t"
+		     "lghi %%r1, -0x1112\n\t"
+		     "sar %%a2, %%r1\n\tsar %%a3, %%r1\n\tsar %%a4, %%r1\n\t"
+		     "sar %%a5, %%r1\n\tsar %%a6, %%r1\n\tsar %%a7, %%r1\n\t"
+		     "sar %%a8, %%r1\n\tsar %%a9, %%r1\n\tsar %%a10, %%r1\n\t"
+		     "sar %%a11, %%r1\n\tsar %%a12, %%r1\n\tsar %%a13, %%r1\n\t"
+		     "sar %%a14, %%r1\n\tsar %%a15, %%r1"
+		     ::: "r1", "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7",
+		     "f8", "f9", "f10", "f11", "f12", "f13", "f14", "f15");
+}
+
 #else
 #error "unsupported architecture"
+#endif
+
+/* One FP/SIMD register's bytes in the area; its name in messages */
+#ifndef FP_REG_BYTES
+#define FP_REG_BYTES	16
+
+static void fp_reg_name(char *buf, size_t len, int r)
+{
+	snprintf(buf, len, "%s%d", FP_NAME, r);
+}
 #endif
 
 void spin_regs(struct spin *s);
@@ -754,6 +1062,15 @@ static void test_nmi_backtrace(const int *online, int nr_online)
 	}
 	if (kfd >= 0)
 		close(kfd);
+#ifdef NO_NMI_BACKTRACE
+	(void)seen;
+	(void)missing;
+	(void)nr_online;
+	printf("# %d NMI backtrace reports\n", reports);
+	ktap_skip(NO_NMI_BACKTRACE,
+		  "every online cpu and no other reported an NMI backtrace");
+	ktap_skip(NO_NMI_BACKTRACE, "one NMI backtrace report per online cpu");
+#else
 	for (i = 0; i < MAX_CPUS; i++) {
 		if (online[i] != !!seen[i]) {
 			printf("# cpu %d: online %d, reported %d times\n", i,
@@ -764,6 +1081,7 @@ static void test_nmi_backtrace(const int *online, int nr_online)
 	ktap_check(kfd >= 0 && nr_online > 0 && !missing,
 		   "every online cpu and no other reported an NMI backtrace");
 	ktap_eq(reports, nr_online, "one NMI backtrace report per online cpu");
+#endif
 	ktap_eq(faults, 0, "no WARNING or BUG in the kernel log");
 	ktap_eq(bad + bad_sys, 0,
 		"threads ran correctly while the backtraces were taken");
@@ -906,6 +1224,9 @@ static void spin_prepare(void)
 		spin->gpr_in[i] = REG_PATTERN(i);
 	for (i = 0; i < FP_BYTES; i++)
 		spin->fp_in[i] = (unsigned char)(i * 13 + 0x5b);
+#ifdef FP_PREPARE
+	fp_prepare(spin->fp_in);
+#endif
 	hit_pc = hit_sp = 0;
 	hit_code = hit_pid = hit_signo = hit_fp_found = 0;
 	memset(hit_gpr, 0, sizeof(hit_gpr));
@@ -975,12 +1296,14 @@ static int diff_fp(const unsigned char *got, const unsigned char *want,
 		   const char *what)
 {
 	int i, bad = 0;
+	char name[16];
 
-	for (i = 0; i < FP_BYTES; i += 16) {
-		if (!memcmp(got + i, want + i, 16))
+	for (i = 0; i < FP_BYTES; i += FP_REG_BYTES) {
+		if (!memcmp(got + i, want + i, FP_REG_BYTES))
 			continue;
-		printf("# %s %s%d differs: byte 0 got %#x, expected %#x\n",
-		       what, FP_NAME, i / 16, got[i], want[i]);
+		fp_reg_name(name, sizeof(name), i / FP_REG_BYTES);
+		printf("# %s %s differs: byte 0 got %#x, expected %#x\n",
+		       what, name, got[i], want[i]);
 		bad++;
 	}
 	return bad;

@@ -29,7 +29,8 @@
  * preempts only on the return from an interrupt, so the exception below
  * the exit that called preempt_schedule_irq() (the nearest exception
  * handler in the stack) must never be the synchronous one (el1_abort).
- * x86_64 may preempt there (irqentry_exit() of exc_page_fault()): where
+ * x86_64 may preempt there (irqentry_exit() of exc_page_fault()), and so
+ * may riscv64 (of do_page_fault()) and s390x (of __do_pgm_check()): where
  * the reader was found is only reported.
  *
  * Each case runs in a child process, so that a hang is reported.
@@ -163,10 +164,20 @@ static const char *const exit_syms[] = {
 static const char *const irq_syms[] = {
 	"el1_interrupt", "el1h_64_irq", "el1h_64_fiq", "sysvec_",
 	"asm_sysvec_", "common_interrupt", "asm_common_interrupt",
+#if defined(__riscv)
+	"do_irq",
+#elif defined(__s390x__)
+	"do_ext_irq", "do_io_irq",
+#endif
 };
 static const char *const sync_syms[] = {
 	"el1_abort", "el1h_64_sync", "do_mem_abort", "exc_page_fault",
 	"asm_exc_page_fault",
+#if defined(__riscv)
+	"do_page_fault",
+#elif defined(__s390x__)
+	"__do_pgm_check",
+#endif
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -12,6 +12,13 @@
  *                     past the table: do_ni_syscall() (AArch32:
  *                     compat_arm_syscall() with the int -1, below the ARM
  *                     private range's end, -ENOSYS, no SIGILL).
+ *                     riscv64 do_trap_ecall_u() takes a7 as a long and
+ *                     calls nothing for a negative number, leaving the
+ *                     a0 = -ENOSYS it preset.  s390x do_syscall() masks
+ *                     the number with 0xffff before the entry work, so
+ *                     the entry, seccomp and a tracer see 65535
+ *                     (syscall_get_nr() is int_code & 0xffff), past the
+ *                     table: -ENOSYS.
  *   NR_TABLE_END      the first number past the table this ABI's entry
  *                     indexes, and the one after it.
  *   x32 getpid        x86_64 only: __X32_SYSCALL_BIT | __NR_getpid.  The
@@ -21,19 +28,23 @@
  *                     __x64_sys_ni_syscall(): -ENOSYS.  With x32 it would
  *                     be getpid.
  *
- * NR_TABLE_END is 463 on all four ABIs of the 6.12 kernels: x86_64
+ * NR_TABLE_END is 463 on all six ABIs of the 6.12 kernels: x86_64
  * NR_syscalls (do_syscall_x64()), ia32 IA32_NR_syscalls
- * (do_syscall_32_irqs_on()), arm64 __NR_syscalls (do_el0_svc()) and AArch32
- * __NR_compat32_syscalls (do_el0_svc_compat()), each one past mseal (462),
- * the last entry of arch/x86/entry/syscalls/syscall_64.tbl and
- * syscall_32.tbl, scripts/syscall.tbl and arch/arm64/tools/syscall_32.tbl.
+ * (do_syscall_32_irqs_on()), arm64 __NR_syscalls (do_el0_svc()), AArch32
+ * __NR_compat32_syscalls (do_el0_svc_compat()), riscv64 NR_syscalls
+ * (do_trap_ecall_u()) and s390x NR_syscalls (do_syscall(), after the
+ * 0xffff mask: neither number changes under it), each one past mseal
+ * (462), the last entry of arch/x86/entry/syscalls/syscall_64.tbl and
+ * syscall_32.tbl, scripts/syscall.tbl (arm64, riscv64),
+ * arch/arm64/tools/syscall_32.tbl and arch/s390/kernel/syscalls/syscall.tbl.
  * It is SECCOMP_ARCH_NATIVE_NR and SECCOMP_ARCH_COMPAT_NR as well: the size
  * of the action cache's bitmaps, so the first native number that the
  * entry's seccomp fast path (syscall_seccomp_cached()) has no answer for.
- * No UAPI header a program includes carries the count: x86's and arm64's
- * generated unistd_64.h (and x86's unistd_32.h) keep __NR_syscalls under
- * __KERNEL__ (only arm64's asm-generic/unistd.h, which its asm/unistd.h
- * no longer includes, has it), and the AArch32 builds use the armhf
+ * No UAPI header a program includes carries the count: x86's, arm64's
+ * and riscv's generated unistd_64.h (and x86's unistd_32.h) keep
+ * __NR_syscalls under __KERNEL__ (only asm-generic/unistd.h, which arm64's
+ * and riscv's asm/unistd.h no longer include, has it), s390's is in the
+ * kernel's own asm/unistd_nr.h, and the AArch32 builds use the armhf
  * sysroot's headers, an older kernel's.  Where the headers know mseal,
  * the table must end there, and headers with a later syscall stop the
  * build.

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The general registers of each architecture a conformance program runs on
- * (x86_64, arm64, and the compat ia32 and AArch32), for the programs that
- * check that an instruction which enters the kernel (a syscall, a trap)
- * leaves every register as the ABI says:
+ * (x86_64, arm64, riscv64, s390x, and the compat ia32 and AArch32), for the
+ * programs that check that an instruction which enters the kernel (a
+ * syscall, a trap) leaves every register as the ABI says:
  *
- *   reg_names[NR_GPRS]   the registers, in the order of the slots below
+ *   reg_names[NR_GPRS]   the registers, in the order of the slots below;
+ *                        slot 0 is the syscall return register everywhere
+ *                        (rax, x0, eax, r0, riscv a0, s390 r2)
  *   FLAGS_MASK/PATTERN   condition flags that survive a kernel entry, set
- *                        to a pattern so that a lost update shows
+ *                        to a pattern so that a lost update shows.
+ *                        FLAGS_MASK is 0 (and REGS_HAS_FLAGS 0) where there
+ *                        are no condition flags (riscv64): a program skips
+ *                        its flags checks there, REGS_AROUND stores 0 in the
+ *                        flags slot and UC_FLAGS(uc) reads 0.
  *   REGS_SLOT_FLAGS, REGS_SLOT_SP, REGS_SLOTS: the slots after the GPRs
  *
  *   REGS_AROUND(fn, label, after, insn) defines
@@ -294,6 +300,166 @@ asm(".text\n"								\
 	"	pop {r4-r11, pc}\n"					\
 	".size " #fn ", .-" #fn "\n")
 
+#elif defined(__riscv) && __riscv_xlen == 64
+
+/*
+ * x1-x31 but sp (the SP slot), gp and tp: the global and thread pointers
+ * are fixed for the whole thread (linker-relaxed global accesses and TLS
+ * go through them, in a signal handler too), so REGS_AROUND leaves them
+ * as they are.  Slot 0 is a0, then by register number, wrapping to ra.
+ */
+static const char *const reg_names[] = {
+	"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7",
+	"s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
+	"t3", "t4", "t5", "t6", "ra", "t0", "t1", "t2", "s0", "s1",
+};
+#define NR_GPRS		28
+/* no condition flags register */
+#define FLAGS_MASK	0UL
+#define FLAGS_PATTERN	0UL
+
+/* the x register of each slot: __gregs[0] is the pc, [n] is xn */
+static const unsigned char uc_riscv_x[NR_GPRS] = {
+	10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
+	28, 29, 30, 31, 1, 5, 6, 7, 8, 9,
+};
+#define UC_GPR(uc, i)	((uc)->uc_mcontext.__gregs[uc_riscv_x[i]])
+#define UC_PC(uc)	((uc)->uc_mcontext.__gregs[0])
+#define UC_SP(uc)	((uc)->uc_mcontext.__gregs[2])
+#define UC_FLAGS(uc)	(0UL)
+
+/* nr a0, a0-a5 a1-a6; ecall: nr a7, a0-a5 */
+#define RAW_SYSCALL6_ASM						\
+	"	mv a7, a0\n	mv a0, a1\n	mv a1, a2\n	mv a2, a3\n"	\
+	"	mv a3, a4\n	mv a4, a5\n	mv a5, a6\n"			\
+	"	ecall\n"						\
+	"raw_syscall6_after:\n"					\
+	"	ret\n"
+
+/* in/out: [0..27] the registers of reg_names, [28] 0, [29] sp. */
+#define REGS_AROUND(fn, label, after, insn)					\
+asm(".text\n"								\
+	".globl " #fn ", " #label ", " #after "\n"					\
+	".type " #fn ", @function\n"					\
+	".p2align 2\n"							\
+	#fn ":\n"							\
+	"	addi sp, sp, -128\n"					\
+	"	sd ra, 0(sp)\n	sd s0, 8(sp)\n	sd s1, 16(sp)\n"	\
+	"	sd s2, 24(sp)\n	sd s3, 32(sp)\n	sd s4, 40(sp)\n"	\
+	"	sd s5, 48(sp)\n	sd s6, 56(sp)\n	sd s7, 64(sp)\n"	\
+	"	sd s8, 72(sp)\n	sd s9, 80(sp)\n	sd s10, 88(sp)\n"	\
+	"	sd s11, 96(sp)\n	sd a1, 104(sp)\n"			\
+	"	sd sp, 232(a0)\n"					\
+	"	ld a1, 8(a0)\n	ld a2, 16(a0)\n	ld a3, 24(a0)\n"	\
+	"	ld a4, 32(a0)\n	ld a5, 40(a0)\n	ld a6, 48(a0)\n"	\
+	"	ld a7, 56(a0)\n	ld s2, 64(a0)\n	ld s3, 72(a0)\n"	\
+	"	ld s4, 80(a0)\n	ld s5, 88(a0)\n	ld s6, 96(a0)\n"	\
+	"	ld s7, 104(a0)\n	ld s8, 112(a0)\n	ld s9, 120(a0)\n" \
+	"	ld s10, 128(a0)\n	ld s11, 136(a0)\n	ld t3, 144(a0)\n" \
+	"	ld t4, 152(a0)\n	ld t5, 160(a0)\n	ld t6, 168(a0)\n" \
+	"	ld ra, 176(a0)\n	ld t0, 184(a0)\n	ld t1, 192(a0)\n" \
+	"	ld t2, 200(a0)\n	ld s0, 208(a0)\n	ld s1, 216(a0)\n" \
+	"	ld a0, 0(a0)\n"						\
+	#label ":\n"							\
+	"	" insn "\n"						\
+	#after ":\n"							\
+	"	sd a0, 112(sp)\n"					\
+	"	ld a0, 104(sp)\n"					\
+	"	sd a1, 8(a0)\n	sd a2, 16(a0)\n	sd a3, 24(a0)\n"	\
+	"	sd a4, 32(a0)\n	sd a5, 40(a0)\n	sd a6, 48(a0)\n"	\
+	"	sd a7, 56(a0)\n	sd s2, 64(a0)\n	sd s3, 72(a0)\n"	\
+	"	sd s4, 80(a0)\n	sd s5, 88(a0)\n	sd s6, 96(a0)\n"	\
+	"	sd s7, 104(a0)\n	sd s8, 112(a0)\n	sd s9, 120(a0)\n" \
+	"	sd s10, 128(a0)\n	sd s11, 136(a0)\n	sd t3, 144(a0)\n" \
+	"	sd t4, 152(a0)\n	sd t5, 160(a0)\n	sd t6, 168(a0)\n" \
+	"	sd ra, 176(a0)\n	sd t0, 184(a0)\n	sd t1, 192(a0)\n" \
+	"	sd t2, 200(a0)\n	sd s0, 208(a0)\n	sd s1, 216(a0)\n" \
+	"	ld a1, 112(sp)\n	sd a1, 0(a0)\n"			\
+	"	sd zero, 224(a0)\n"					\
+	"	sd sp, 232(a0)\n"					\
+	"	ld ra, 0(sp)\n	ld s0, 8(sp)\n	ld s1, 16(sp)\n"	\
+	"	ld s2, 24(sp)\n	ld s3, 32(sp)\n	ld s4, 40(sp)\n"	\
+	"	ld s5, 48(sp)\n	ld s6, 56(sp)\n	ld s7, 64(sp)\n"	\
+	"	ld s8, 72(sp)\n	ld s9, 80(sp)\n	ld s10, 88(sp)\n"	\
+	"	ld s11, 96(sp)\n"					\
+	"	addi sp, sp, 128\n"					\
+	"	ret\n"							\
+	".size " #fn ", .-" #fn "\n")
+
+#elif defined(__s390x__)
+
+/* r0-r14 (r15 is the SP slot), starting at r2: slot i is r((i + 2) % 15) */
+static const char *const reg_names[] = {
+	"r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11",
+	"r12", "r13", "r14", "r0", "r1",
+};
+#define NR_GPRS		15
+/*
+ * The flags are the user bits of the PSW mask: the condition code (cc 2)
+ * and the program mask (exponent underflow and significance, which only
+ * hexadecimal floating point raises).  Both come back from an svc
+ * (__do_syscall() returns through the svc old PSW) and from sigreturn
+ * (restore_sigregs() takes PSW_MASK_USER from the frame).
+ */
+#define FLAGS_MASK	0x00003f0000000000UL	/* PSW_MASK_CC | PSW_MASK_PM */
+#define FLAGS_PATTERN	0x0000230000000000UL
+
+#define UC_GPR(uc, i)	((uc)->uc_mcontext.gregs[((i) + 2) % 15])
+#define UC_PC(uc)	((uc)->uc_mcontext.psw.addr)
+#define UC_SP(uc)	((uc)->uc_mcontext.gregs[15])
+#define UC_FLAGS(uc)	((uc)->uc_mcontext.psw.mask)
+
+/*
+ * nr r2, a0-a3 r3-r6, a4-a5 at 160(%r15); svc 0: nr r1, a0-a5 r2-r7.
+ * r6 and r7 are callee-saved: into the caller's register save area.
+ */
+#define RAW_SYSCALL6_ASM						\
+	"	stmg %r6, %r7, 48(%r15)\n"				\
+	"	lgr %r1, %r2\n	lgr %r2, %r3\n	lgr %r3, %r4\n"		\
+	"	lgr %r4, %r5\n	lgr %r5, %r6\n"				\
+	"	lg %r6, 160(%r15)\n	lg %r7, 168(%r15)\n"		\
+	"	svc 0\n"						\
+	"raw_syscall6_after:\n"					\
+	"	lmg %r6, %r7, 48(%r15)\n"				\
+	"	br %r14\n"
+
+/*
+ * in/out: [0..14] the registers of reg_names, [15] the PSW mask bits of
+ * FLAGS_MASK (spm/ipm take them 16 bits lower), [16] r15.  out is kept at
+ * 160(%r15) of the function's frame, r2 after insn at 168(%r15).  The C
+ * code gets cc 0 and an empty program mask back.
+ */
+#define REGS_AROUND(fn, label, after, insn)					\
+asm(".text\n"								\
+	".globl " #fn ", " #label ", " #after "\n"					\
+	".type " #fn ", @function\n"					\
+	".p2align 3\n"							\
+	#fn ":\n"							\
+	"	stmg %r6, %r15, 48(%r15)\n"				\
+	"	aghi %r15, -176\n"					\
+	"	stg %r3, 160(%r15)\n"					\
+	"	stg %r15, 128(%r2)\n"					\
+	"	lg %r1, 120(%r2)\n	srlg %r1, %r1, 16\n	spm %r1\n" \
+	"	lg %r0, 104(%r2)\n	lg %r1, 112(%r2)\n"		\
+	"	lmg %r3, %r14, 8(%r2)\n"				\
+	"	lg %r2, 0(%r2)\n"					\
+	#label ":\n"							\
+	"	" insn "\n"						\
+	#after ":\n"							\
+	"	stg %r2, 168(%r15)\n"					\
+	"	lg %r2, 160(%r15)\n"					\
+	"	stmg %r3, %r14, 8(%r2)\n"				\
+	"	stg %r0, 104(%r2)\n	stg %r1, 112(%r2)\n"		\
+	"	lghi %r1, 0\n	ipm %r1\n	sllg %r1, %r1, 16\n"	\
+	"	stg %r1, 120(%r2)\n"					\
+	"	lg %r1, 168(%r15)\n	stg %r1, 0(%r2)\n"		\
+	"	stg %r15, 128(%r2)\n"					\
+	"	lghi %r1, 0\n	spm %r1\n"				\
+	"	aghi %r15, 176\n"					\
+	"	lmg %r6, %r15, 48(%r15)\n"				\
+	"	br %r14\n"						\
+	".size " #fn ", .-" #fn "\n")
+
 #else
 #error "unsupported architecture"
 #endif
@@ -317,6 +483,9 @@ asm(".text\n"
 	"raw_syscall6:\n"
 	RAW_SYSCALL6_ASM
 	".size raw_syscall6, .-raw_syscall6\n");
+
+/* 0 where the architecture has no condition flags (FLAGS_MASK 0) */
+#define REGS_HAS_FLAGS	(FLAGS_MASK != 0)
 
 #define REGS_SLOT_FLAGS	NR_GPRS
 #define REGS_SLOT_SP	(NR_GPRS + 1)

@@ -28,6 +28,12 @@
  *  - AArch32 (restart_32 on arm64): the restart rewinds a Thumb svc by 2
  *    and an ARM svc by 4 (compat_thumb_mode() in do_signal()).
  * Also built as restart_32 (ia32 on x86_64, AArch32 on arm64).
+ * riscv64 restarts from orig_a0 with epc - 4 and continues an
+ * -ERESTART_RESTARTBLOCK with a7 = __NR_restart_syscall; s390x from
+ * orig_gpr2 with psw.addr less the svc's ilc, and for
+ * -ERESTART_RESTARTBLOCK through the vdso's "svc __NR_restart_syscall",
+ * whose entry puts psw.addr back after the first svc (arch_data).  What
+ * differs for a tracer or a SIGSYS handler is told in their blocks below.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -72,8 +78,9 @@
  * STOP_REWOUND: at the signal-delivery stop after an -ERESTART* code the
  * pc already points back at the syscall instruction and the return
  * register holds the first argument again (arm64 do_signal() rewinds
- * before get_signal()); on x86 handle_signal() decides after the stop, so
- * the tracer still sees the pc after the instruction and the code.
+ * before get_signal(), riscv too); on x86 handle_signal() decides after
+ * the stop, so the tracer still sees the pc after the instruction and the
+ * code (s390 too).
  */
 #if defined(__x86_64__)
 
@@ -273,6 +280,114 @@ static inline long sc3(long nr, long a, long b, long c)
 /* in/out: [0..12] r0-r12, [13] lr, [14] cpsr (nzcv), [15] sp. */
 REGS_AROUND(regs_call, rc_insn, rc_after, "svc #0");
 
+#elif defined(__riscv) && __riscv_xlen == 64
+/* glibc's <sys/user.h> is empty on riscv: user_regs_struct is the uapi's */
+#include <asm/ptrace.h>
+
+#define IDX_NR		7	/* a7 */
+#define IDX_RET		0	/* a0 */
+static const int idx_arg[6] = { 0, 1, 2, 3, 4, 5 };	/* a0-a5 */
+#define IDX_RIP_COPY	-1
+#define IDX_FLAGS_COPY	-1
+#define REG_PATTERN(i)	(0xa500000000000000UL | (unsigned long)((i) + 1) << 40 | \
+			 (unsigned long)((i) + 1) * 0x00010101UL)
+#define SC_LEN		4	/* ecall */
+/*
+ * riscv arch_do_signal_or_restart() rewinds epc by 4 and reloads a0 from
+ * orig_a0 before get_signal(), as arm64 does.
+ */
+#define STOP_REWOUND	1
+#define NATIVE_ARCH	AUDIT_ARCH_RISCV64
+/*
+ * The syscall takes its first argument from orig_a0, which no 6.12 regset
+ * holds (NT_PRSTATUS is pc to t6): a tracer's a0 write at an entry stop is
+ * lost, and the restart re-issues the old first argument.
+ */
+#define ARG0_SETTABLE	0
+/* a0: the first argument register, the return value too */
+#define ARG0_REG	"a0"
+/*
+ * A dispatched call whose rolled-back first argument is a restart code is
+ * restarted or made -EINTR like any syscall: the rollback leaves regs->cause
+ * EXC_SYSCALL, and the restart takes a0 for the call's result.
+ */
+#define SUD_RESTARTS	1
+typedef struct user_regs_struct pt_uregs;
+#define PT_PC(r)	((r)->pc)
+#define PT_RET(r)	((long)(r)->a0)
+#define PT_ARG0(r)	((r)->a0)
+
+static inline long sc3(long nr, long a, long b, long c)
+{
+	register long a7 asm("a7") = nr;
+	register long a0 asm("a0") = a;
+	register long a1 asm("a1") = b;
+	register long a2 asm("a2") = c;
+
+	/* a7 too: a restart through restart_syscall leaves its number there */
+	asm volatile("ecall"
+		     : "+r" (a0), "+r" (a7)
+		     : "r" (a1), "r" (a2)
+		     : "memory");
+	return a0;
+}
+
+/* in/out: [0..27] the registers of reg_names, [28] 0, [29] sp. */
+REGS_AROUND(regs_call, rc_insn, rc_after, "ecall");
+
+#elif defined(__s390x__)
+
+#define IDX_NR		14	/* r1, for svc 0 */
+#define IDX_RET		0	/* r2 */
+static const int idx_arg[6] = { 0, 1, 2, 3, 4, 5 };	/* r2-r7 */
+#define IDX_RIP_COPY	-1
+#define IDX_FLAGS_COPY	-1
+#define REG_PATTERN(i)	(0xa500000000000000UL | (unsigned long)((i) + 1) << 40 | \
+			 (unsigned long)((i) + 1) * 0x00010101UL)
+#define SC_LEN		2	/* svc 0: the ilc in int_code >> 16 */
+/*
+ * s390 arch_do_signal_or_restart() rewinds psw.addr by the ilc and
+ * reloads gpr2 from orig_gpr2 after get_signal(), as x86 does.  The
+ * sigreturn then returns that orig_gpr2, the first argument.
+ */
+#define STOP_REWOUND	0
+#define RESTART_RET_ARG0	1
+#define NATIVE_ARCH	AUDIT_ARCH_S390X
+/*
+ * do_syscall() sets gpr2 to -ENOSYS after the entry work skipped a call
+ * (only seccomp's syscall_set_return_value() sets PIF_SYSCALL_RET_SET,
+ * which keeps gpr2): the rollback of a SECCOMP_RET_TRAP or of a dispatched
+ * call (gpr2 = orig_gpr2) is overwritten before the SIGSYS is delivered.
+ */
+#define ROLLBACK_LOST	1
+/* glibc's s390_regs with fp_regs and per_info after it (see ptrace.c) */
+typedef struct _user_regs_struct pt_uregs;
+#define PT_PC(r)	((r)->psw.addr)
+#define PT_RET(r)	((long)(r)->gprs[2])
+/*
+ * orig_gpr2 is the first argument the syscall takes; gpr2 is the number
+ * at the entry stop (a write to it sets int_code) and the return value at
+ * the exit stop.
+ */
+#define PT_ARG0(r)	((r)->orig_gpr2)
+
+static inline long sc3(long nr, long a, long b, long c)
+{
+	register long r1 asm("1") = nr;
+	register long r2 asm("2") = a;
+	register long r3 asm("3") = b;
+	register long r4 asm("4") = c;
+
+	asm volatile("svc 0"
+		     : "+d" (r2)
+		     : "d" (r1), "d" (r3), "d" (r4)
+		     : "memory", "cc");
+	return r2;
+}
+
+/* in/out: [0..14] r2-r14, r0, r1, [15] the PSW cc and program mask, [16] r15. */
+REGS_AROUND(regs_call, rc_insn, rc_after, "svc 0");
+
 #else
 #error "restart.c: unsupported architecture"
 #endif
@@ -284,7 +399,8 @@ REGS_AROUND(regs_call, rc_insn, rc_after, "svc #0");
 /*
  * The sigreturn of a handler installed without SA_SIGINFO: the 32-bit
  * ABIs have a non-rt frame for it (glibc's and the vdso's restorer call
- * sigreturn), the 64-bit ones only rt_sigreturn.
+ * sigreturn), and so has s390x (setup_frame()); the other 64-bit ones only
+ * rt_sigreturn.
  */
 #ifdef SYS_sigreturn
 #define SIGRETURN	"sigreturn"
@@ -293,6 +409,24 @@ REGS_AROUND(regs_call, rc_insn, rc_after, "svc #0");
 #endif
 #ifndef COMPAT_ORIG_R0
 #define COMPAT_ORIG_R0	0
+#endif
+/* What the architecture blocks above leave as x86_64 and arm64 have it. */
+#ifndef RESTART_RET_ARG0
+/* the sigreturn after a restart returns the first argument (else nr) */
+#define RESTART_RET_ARG0	STOP_REWOUND
+#endif
+#ifndef ARG0_SETTABLE
+/* a tracer's write of the first-argument register changes the argument */
+#define ARG0_SETTABLE	1
+#endif
+#ifndef ARG0_REG
+#define ARG0_REG	"x0"
+#endif
+#ifndef SUD_RESTARTS
+#define SUD_RESTARTS	0
+#endif
+#ifndef ROLLBACK_LOST
+#define ROLLBACK_LOST	0
 #endif
 
 void regs_call(unsigned long *in, unsigned long *out);
@@ -920,10 +1054,13 @@ static void want_signal(struct trace *w, int insn, long code, long arg0)
 		tr_add(w, "signal %d pc+0 ret %ld", SIGUSR1, code);
 }
 
-/* rt_sigreturn's value after a restart: x86 orig_ax, arm64 orig_x0 */
+/*
+ * rt_sigreturn's value after a restart: x86 orig_ax, arm64 orig_x0,
+ * riscv orig_a0, s390 orig_gpr2
+ */
 static long want_restart_value(long nr, long arg0)
 {
-	return STOP_REWOUND ? arg0 : nr;
+	return RESTART_RET_ARG0 ? arg0 : nr;
 }
 
 static int same_entry(const struct pt_info *a, const struct pt_info *b)
@@ -994,7 +1131,9 @@ static void test_traced_read(void)
  * on both (arm64 keeps orig_x0 in sync with a tracer's x0 write at an
  * entry stop); at its exit stop, x86 restarts with the new rdi/ebx while
  * on arm64 x0 is the -ERESTARTSYS itself: the write replaces the return
- * value and do_signal() sees no restart code, the read returns it.
+ * value and do_signal() sees no restart code, the read returns it.  riscv
+ * is arm64 at the exit stop (a0) but loses the entry-stop write (orig_a0,
+ * ARG0_SETTABLE 0); s390 writes orig_gpr2 and is x86 at both stops.
  */
 static void test_traced_arg0(void)
 {
@@ -1009,7 +1148,7 @@ static void test_traced_arg0(void)
 		printf("# pipe: %s\n", strerror(errno));
 	fd = pipe_fds[0];
 	fd2 = pipe2_fds[0];
-	rfd = COMPAT_ORIG_R0 ? fd : fd2;
+	rfd = COMPAT_ORIG_R0 || !ARG0_SETTABLE ? fd : fd2;
 
 	/* at the entry stop: the second pipe is empty too */
 	sc.entry_arg0 = fd2;
@@ -1055,7 +1194,7 @@ static void test_traced_arg0_exit(void)
 		    "tracer's first-argument write at the exit stop: stops in order");
 	if (STOP_REWOUND)
 		ktap_eq(sh->ret, fd2,
-			"tracer's x0 write at the exit stop is the read's return value");
+			"tracer's " ARG0_REG " write at the exit stop is the read's return value");
 	else
 		ktap_eq(sh->ret == 1 ? sh->byte : sh->ret, 'X',
 			"tracer's fd written at the exit stop is read after the restart");
@@ -1415,10 +1554,21 @@ static void test_sigsys(int sud)
 	    "%s: si_call_addr follows the syscall instruction", what);
 	SEQ(sh->uc_pc, (unsigned long)rc_after,
 	    "%s: ucontext pc follows the syscall instruction", what);
-	/* x86: rax = orig_ax, the number; arm64: x0 = orig_x0, argument 0 */
-	SEQ(sh->ctx[IDX_RET],
-	    IDX_RET == IDX_NR ? SYS_getppid : sh->in[idx_arg[0]],
-	    "%s: ucontext return register is rolled back", what);
+	/*
+	 * x86: rax = orig_ax, the number; arm64: x0 = orig_x0, argument 0;
+	 * riscv: a0 = orig_a0.  s390: the -ENOSYS that do_syscall() wrote
+	 * over the rollback (ROLLBACK_LOST); the arguments after it are r3-r7.
+	 */
+	if (ROLLBACK_LOST) {
+		SEQ((long)sh->ctx[IDX_RET], -ENOSYS,
+		    "%s: ucontext return register is the -ENOSYS do_syscall() "
+		    "wrote over the rollback", what);
+		want[IDX_RET] = SKIP_REG;
+	} else {
+		SEQ(sh->ctx[IDX_RET],
+		    IDX_RET == IDX_NR ? SYS_getppid : sh->in[idx_arg[0]],
+		    "%s: ucontext return register is rolled back", what);
+	}
 	SEQ(sh->ctx[IDX_NR], SYS_getppid,
 	    "%s: ucontext syscall-number register is the number", what);
 	SEQ(compare_gprs(sh->ctx, want, "ucontext"), 0,
@@ -1439,12 +1589,15 @@ static void test_sigsys(int sud)
  * its result stands; a seccomp trap keeps 6.12's behaviour, where x0 is
  * taken for the return value: -ERESTARTNOINTR, or -ERESTARTSYS under
  * SA_RESTART, rewinds the pc onto the syscall, which traps again with
- * the handler's MARK as argument; the other codes become -EINTR.
+ * the handler's MARK as argument; the other codes become -EINTR.  riscv
+ * rolls argument 0 back into a0 and treats both calls so (SUD_RESTARTS),
+ * but the dispatched call's restart finds the selector at ALLOW and runs.
+ * s390 leaves -ENOSYS in gpr2 (ROLLBACK_LOST): no restart code to see.
  */
 static void test_sigsys_code(int sud, long code, int flags)
 {
 	char what[80];
-	int restarted = 0;
+	int restarted = 0, through = 0;
 	long ctx_ret;
 
 	snprintf(what, sizeof(what), "%s, first argument %ld%s",
@@ -1457,21 +1610,38 @@ static void test_sigsys_code(int sud, long code, int flags)
 	sigsys_has_arg0 = 0;
 	sigsys_flags = 0;
 
-	if (IDX_RET == IDX_NR) {
+	if (ROLLBACK_LOST) {
+		ctx_ret = -ENOSYS;
+	} else if (IDX_RET == IDX_NR) {
 		ctx_ret = SYS_getppid;
-	} else if (sud) {
+	} else if (sud && !SUD_RESTARTS) {
 		ctx_ret = code;
 	} else {
 		restarted = code == -513 ||
 			    (code == -512 && (flags & SA_RESTART));
 		ctx_ret = restarted ? MARK : -EINTR;
+		if (restarted && sud) {
+			/*
+			 * riscv: the handler saw the code in a0 with epc on
+			 * the ecall, and its selector write lets the restart
+			 * through: getppid runs, with MARK as argument.
+			 */
+			through = 1;
+			restarted = 0;
+			ctx_ret = code;
+		}
 	}
 	SEQ(sh->sig_count, restarted ? 2 : 1,
 	    "%s: SIGSYS handler runs %s", what, restarted ? "twice" : "once");
 	SEQ((long)sh->ctx[IDX_RET], ctx_ret,
 	    "%s: the handler's return register", what);
-	SEQ(sh->out[IDX_RET], MARK,
-	    "%s: handler's return value reaches the caller", what);
+	if (through)
+		SEQ(sh->out[IDX_RET], getpid(),
+		    "%s: the restart, let through by the selector, returns "
+		    "getppid's result", what);
+	else
+		SEQ(sh->out[IDX_RET], MARK,
+		    "%s: handler's return value reaches the caller", what);
 }
 
 static void test_sigsys_codes(int sud)

@@ -298,6 +298,115 @@ SC_LABELS
 "	bx lr\n"
 "	.size rseq_sc, . - rseq_sc\n"
 );
+#elif defined(__riscv) && __riscv_xlen == 64
+/*
+ * The signature of the kernel's selftests (rseq-riscv.h): "csrw mhartid,
+ * x0", which traps in user mode, as a word aligned like an instruction.
+ * ecall keeps every register but a0 (handle_exception and ret_from_exception
+ * in arch/riscv/kernel/entry.S save and reload them all).
+ */
+#define TEST_RSEQ_SIG	0xf1401073U
+/* glibc 2.36 has no RSEQ_SIG for riscv, and without it registers no area */
+#ifndef RSEQ_SIG
+#define RSEQ_SIG	TEST_RSEQ_SIG
+#endif
+asm(
+"	.text\n"
+"	.type rseq_spin, @function\n"
+SPIN_LABELS
+"rseq_spin:\n"
+"rseq_spin_start:\n"
+"	sd a1, 0(a0)\n"
+"	li t0, 1\n"
+"	sw t0, 0(a3)\n"
+"1:	lw t0, 0(a2)\n"
+"	beqz t0, 1b\n"
+"rseq_spin_post:\n"
+"	sd zero, 0(a0)\n"
+"	li a0, 0\n"
+"	ret\n"
+"	.balign 4\n"
+"	.long 0xf1401073\n"
+"rseq_spin_abort:\n"
+"	li a0, 1\n"
+"	ret\n"
+"	.size rseq_spin, . - rseq_spin\n"
+"	.type rseq_sc, @function\n"
+SC_LABELS
+"rseq_sc:\n"
+"	mv t0, a0\n"
+"rseq_sc_start:\n"
+"	sd a1, 0(t0)\n"
+"	mv a7, a2\n"
+"rseq_sc_insn:\n"
+"	ecall\n"
+"rseq_sc_ret:\n"
+"	sd zero, 0(t0)\n"
+"rseq_sc_end:\n"
+"	ret\n"
+"rseq_sc_land:\n"
+"	li a0, 0x7a1d\n"
+"rseq_sc_land_post:\n"
+"	ret\n"
+"	.balign 4\n"
+"	.long 0xf1401073\n"
+"rseq_sc_abort:\n"
+"	li a0, 0x7ab0\n"
+"	ret\n"
+"	.size rseq_sc, . - rseq_sc\n"
+);
+#elif defined(__s390x__)
+/*
+ * The signature of the kernel's selftests (rseq-s390.h) and glibc: trap4
+ * (b2 ff 0f ff), which always raises a special-operation exception.  The
+ * 64-bit rseq_cs is stored with stg (big-endian: no halves).  svc 0 takes
+ * the number from %r1 (do_syscall() in arch/s390/kernel/syscall.c) and
+ * keeps every register but %r2 (system_call in arch/s390/kernel/entry.S
+ * reloads them all from pt_regs).
+ */
+#define TEST_RSEQ_SIG	0xb2ff0fffU
+asm(
+"	.text\n"
+"	.type rseq_spin, @function\n"
+SPIN_LABELS
+"rseq_spin:\n"
+"rseq_spin_start:\n"
+"	stg %r3, 0(%r2)\n"
+"	mvhi 0(%r5), 1\n"
+"1:	lt %r0, 0(%r4)\n"
+"	jz 1b\n"
+"rseq_spin_post:\n"
+"	mvghi 0(%r2), 0\n"
+"	lghi %r2, 0\n"
+"	br %r14\n"
+"	.long 0xb2ff0fff\n"
+"rseq_spin_abort:\n"
+"	lghi %r2, 1\n"
+"	br %r14\n"
+"	.size rseq_spin, . - rseq_spin\n"
+"	.type rseq_sc, @function\n"
+SC_LABELS
+"rseq_sc:\n"
+"	lgr %r5, %r2\n"
+"rseq_sc_start:\n"
+"	stg %r3, 0(%r5)\n"
+"	lgr %r1, %r4\n"
+"rseq_sc_insn:\n"
+"	svc 0\n"
+"rseq_sc_ret:\n"
+"	mvghi 0(%r5), 0\n"
+"rseq_sc_end:\n"
+"	br %r14\n"
+"rseq_sc_land:\n"
+"	lghi %r2, 0x7a1d\n"
+"rseq_sc_land_post:\n"
+"	br %r14\n"
+"	.long 0xb2ff0fff\n"
+"rseq_sc_abort:\n"
+"	lghi %r2, 0x7ab0\n"
+"	br %r14\n"
+"	.size rseq_sc, . - rseq_sc\n"
+);
 #else
 #error "rseq test: unsupported architecture"
 #endif
@@ -994,6 +1103,14 @@ static int child_bad_cs_sleep(const struct test_rseq_cs *bad)
 #elif defined(__arm__)
 #define user_regs_struct	user_regs
 #define REG_PC(r)	((r).uregs[15])
+#elif defined(__riscv)
+/* glibc's <sys/user.h> is empty on riscv: the NT_PRSTATUS layout */
+#include <asm/ptrace.h>
+#undef REG_PC		/* <sys/ucontext.h>'s gregs index */
+#define REG_PC(r)	((r).pc)
+#elif defined(__s390x__)
+#define user_regs_struct	_user_regs_struct
+#define REG_PC(r)	((r).psw.addr)
 #endif
 #define SYSGOOD		(SIGTRAP | 0x80)
 
@@ -1535,6 +1652,7 @@ int main(int argc, char **argv)
 	if (hole != MAP_FAILED)
 		munmap(hole, 4096);
 	SEGV_CHECK((uintptr_t)hole, "unmapped rseq_cs ends in SIGSEGV");
+	/* s390's TASK_SIZE is -PAGE_SIZE: the read faults instead, SIGSEGV too */
 	SEGV_CHECK(1ULL << 63, "rseq_cs beyond user space ends in SIGSEGV");
 	bad = cs_desc;
 	bad.version = 1;

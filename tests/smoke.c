@@ -12,6 +12,10 @@
 #define MACHINE "x86_64"
 #elif defined(__aarch64__) || defined(__arm__)
 #define MACHINE "aarch64"
+#elif defined(__riscv) && __riscv_xlen == 64
+#define MACHINE "riscv64"
+#elif defined(__s390x__)
+#define MACHINE "s390x"
 #else
 #error "unsupported architecture"
 #endif

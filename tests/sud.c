@@ -14,8 +14,11 @@
  * (clock_gettime's number, a call address inside the vDSO) and returns
  * the handler's value; only the kernel's sigreturn trampoline is exempt, so
  * a handler returning through it with BLOCK still set gets back into the
- * vDSO function (not on x86_64, which has no kernel trampoline).  Without
- * a vDSO (AArch32 tasks without CONFIG_COMPAT_VDSO) those checks skip.
+ * vDSO function (not on x86_64, which has no kernel trampoline; riscv64
+ * and s390x exempt none: their arch_syscall_is_vdso_sigreturn() is false,
+ * so the trampoline's rt_sigreturn is dispatched and the task dies of the
+ * SIGSYS it cannot take).  Without a vDSO (AArch32 tasks without
+ * CONFIG_COMPAT_VDSO) those checks skip.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -208,6 +211,106 @@ asm(
 "	udf #0\n"
 "sud_allowed_end:\n"
 );
+#elif defined(__riscv) && __riscv_xlen == 64
+#define SUD_AUDIT_ARCH			AUDIT_ARCH_RISCV64
+/*
+ * The handler sees a0 rolled back to orig_a0 (the first argument,
+ * syscall_rollback() in asm/syscall.h) and the number in a7; what it
+ * leaves in a0 is the call's return value (do_trap_ecall_u() calls
+ * nothing after a dispatch).
+ */
+#define SUD_RET(uc)			((uc)->uc_mcontext.__gregs[REG_A0])
+/*
+ * riscv has no SA_RESTORER (asm-generic/signal.h without it: the kernel's
+ * struct sigaction has no sa_restorer, do_sigaction() clears the flag):
+ * setup_rt_frame() always returns through the vDSO's __vdso_rt_sigreturn,
+ * and arch_syscall_is_vdso_sigreturn() (asm/syscall.h) exempts nothing.
+ * A handler that returns through sud_restorer enters through
+ * sud_via_restorer, which calls sud_via_restorer_fn and jumps there with
+ * sp still at the signal frame.
+ */
+#define SUD_DEFAULT_SIGRETURN_EXEMPT	0
+#define SUD_TRAMPOLINE_EXEMPT		0
+#define SUD_NO_SA_RESTORER		1
+#define SUD_COMPAT			0
+asm(
+"	.text\n"
+"	.globl sud_syscall, sud_syscall_ret, sud_allowed_start\n"
+"	.globl sud_allowed_syscall, sud_restorer, sud_allowed_end\n"
+"	.globl sud_via_restorer\n"
+"	.hidden sud_syscall, sud_syscall_ret, sud_allowed_start\n"
+"	.hidden sud_allowed_syscall, sud_restorer, sud_allowed_end\n"
+"	.hidden sud_via_restorer\n"
+"	.balign 16\n"
+"sud_syscall:\n"
+"	mv a7, a0\n"
+"	ecall\n"
+"sud_syscall_ret:\n"
+"	ret\n"
+"sud_via_restorer:\n"
+"	lla t0, sud_via_restorer_fn\n"
+"	ld t0, 0(t0)\n"
+"	jalr t0\n"
+"	j sud_restorer\n"
+"	.balign 16\n"
+"sud_allowed_start:\n"
+"sud_allowed_syscall:\n"
+"	mv a7, a0\n"
+"	ecall\n"
+"	ret\n"
+"sud_restorer:\n"
+"	li a7, " __stringify(__NR_rt_sigreturn) "\n"
+"	ecall\n"
+"	ebreak\n"
+"sud_allowed_end:\n"
+);
+#elif defined(__s390x__)
+#define SUD_AUDIT_ARCH			AUDIT_ARCH_S390X
+/*
+ * syscall_rollback() puts orig_gpr2 back in gpr2, but do_syscall()
+ * (arch/s390/kernel/syscall.c) then sets gpr2 to -ENOSYS for the skipped
+ * call before the exit work delivers the SIGSYS: the handler sees -ENOSYS
+ * there (the number is in int_code only), and what it leaves in gpr2 is
+ * the call's return value.
+ */
+#define SUD_RET(uc)			((uc)->uc_mcontext.gregs[2])
+/*
+ * glibc's s390 sigaction() leaves SA_RESTORER clear, so the kernel returns
+ * through the vDSO's __kernel_rt_sigreturn (setup_rt_frame()), which
+ * arch_syscall_is_vdso_sigreturn() (asm/syscall.h) does not exempt.
+ */
+#define SUD_DEFAULT_SIGRETURN_EXEMPT	0
+#define SUD_TRAMPOLINE_EXEMPT		0
+/*
+ * access_ok() is always true with a separate user address space
+ * (ALTERNATE_USER_ADDRESS_SPACE, asm-generic/access_ok.h): the prctl takes
+ * any selector address, and reading it at the next syscall faults.
+ */
+#define SUD_SELECTOR_UNCHECKED		1
+#define SUD_COMPAT			0
+asm(
+"	.text\n"
+"	.globl sud_syscall, sud_syscall_ret, sud_allowed_start\n"
+"	.globl sud_allowed_syscall, sud_restorer, sud_allowed_end\n"
+"	.hidden sud_syscall, sud_syscall_ret, sud_allowed_start\n"
+"	.hidden sud_allowed_syscall, sud_restorer, sud_allowed_end\n"
+"	.balign 16\n"
+"sud_syscall:\n"
+"	lgr %r1, %r2\n"
+"	svc 0\n"
+"sud_syscall_ret:\n"
+"	br %r14\n"
+"	.balign 16\n"
+"sud_allowed_start:\n"
+"sud_allowed_syscall:\n"
+"	lgr %r1, %r2\n"
+"	svc 0\n"
+"	br %r14\n"
+"sud_restorer:\n"
+"	svc " __stringify(__NR_rt_sigreturn) "\n"
+"	.short 0\n"
+"sud_allowed_end:\n"
+);
 #else
 #error "sud test: unsupported architecture"
 #endif
@@ -222,18 +325,31 @@ extern HIDDEN char sud_syscall_ret[], sud_allowed_start[], sud_allowed_end[];
 struct ksigaction {
 	void (*handler)(int, siginfo_t *, void *);
 	unsigned long flags;
+#ifdef SUD_NO_SA_RESTORER
+	uint32_t mask[2];
+	void (*restorer)(void);	/* not the kernel's: it has no sa_restorer */
+#else
 	void (*restorer)(void);
 	uint32_t mask[2];	/* 64 bits, 4-byte aligned as in compat */
+#endif
 };
+
+#ifdef SUD_NO_SA_RESTORER
+HIDDEN void sud_via_restorer(int sig, siginfo_t *si, void *uc);
+#endif
 
 /*
  * SUD_KERNEL_TRAMPOLINE: a handler installed without SA_RESTORER returns
  * through the kernel's own rt_sigreturn trampoline (the vdso's for i386
  * and AArch64 tasks, the sigpage for AArch32 tasks on arm64), which is
- * never dispatched.  x86_64 has none: a handler needs SA_RESTORER there.
+ * never dispatched (SUD_TRAMPOLINE_EXEMPT; riscv64's and s390x's vdso
+ * trampolines are).  x86_64 has none: a handler needs SA_RESTORER there.
  */
 #if !defined(__x86_64__)
 #define SUD_KERNEL_TRAMPOLINE		1
+#endif
+#ifndef SUD_TRAMPOLINE_EXEMPT
+#define SUD_TRAMPOLINE_EXEMPT		1
 #endif
 
 #ifdef SUD_OUTSIDE_RESTORER
@@ -266,20 +382,24 @@ static volatile long si_code_seen, si_nr_seen, si_errno_seen, si_arch_seen;
 static void *volatile si_addr_seen;
 
 /*
- * The vDSO's clock_gettime: x86_64's __vdso_clock_gettime and arm64's
- * __kernel_clock_gettime (__kernel_timespec), the ia32 and AArch32 vDSOs'
- * __vdso_clock_gettime (old_timespec32): two longs each.  The generic
- * vDSO (lib/vdso/gettimeofday.c, __cvdso_clock_gettime_common()) serves
- * only VDSO_HRES, VDSO_COARSE and VDSO_RAW clocks (include/vdso/datapage.h)
- * and returns anything else, such as CLOCK_PROCESS_CPUTIME_ID, to the
- * architecture's clock_gettime_fallback() or clock_gettime32_fallback():
- * x86_64's syscall, arm64's svc #0 (asm/vdso/gettimeofday.h), ia32's call
- * of __kernel_vsyscall (int $0x80, sysenter or syscall, each returning to
+ * The vDSO's clock_gettime: x86_64's and riscv64's __vdso_clock_gettime,
+ * arm64's and s390x's __kernel_clock_gettime (__kernel_timespec), the ia32
+ * and AArch32 vDSOs' __vdso_clock_gettime (old_timespec32): two longs
+ * each.  The generic vDSO (lib/vdso/gettimeofday.c,
+ * __cvdso_clock_gettime_common()) serves only VDSO_HRES, VDSO_COARSE and
+ * VDSO_RAW clocks (include/vdso/datapage.h) and returns anything else,
+ * such as CLOCK_PROCESS_CPUTIME_ID, to the architecture's
+ * clock_gettime_fallback() or clock_gettime32_fallback(): x86_64's
+ * syscall, arm64's svc #0 (asm/vdso/gettimeofday.h), ia32's call of
+ * __kernel_vsyscall (int $0x80, sysenter or syscall, each returning to
  * int80_landing_pad in the vDSO), AArch32's swi #0
- * (asm/vdso/compat_gettimeofday.h), each with the ABI's __NR_clock_gettime
- * (ia32's __vdso_clock_gettime64 would use __NR_clock_gettime64).
+ * (asm/vdso/compat_gettimeofday.h), riscv64's ecall
+ * (asm/vdso/gettimeofday.h), s390x's svc (syscall2(), asm/syscall.h), each
+ * with the ABI's __NR_clock_gettime (ia32's __vdso_clock_gettime64 would
+ * use __NR_clock_gettime64).
  */
-#if defined(__x86_64__) || defined(__i386__) || defined(__arm__)
+#if defined(__x86_64__) || defined(__i386__) || defined(__arm__) || \
+	defined(__riscv)
 #define VDSO_CLOCK_GETTIME	"__vdso_clock_gettime"
 #else
 #define VDSO_CLOCK_GETTIME	"__kernel_clock_gettime"
@@ -405,6 +525,11 @@ static void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	if (reset_selector)
 		selector = SYSCALL_DISPATCH_FILTER_ALLOW;
 }
+
+#ifdef SUD_NO_SA_RESTORER
+/* what sud_via_restorer calls */
+HIDDEN void (*sud_via_restorer_fn)(int, siginfo_t *, void *) = on_sigsys;
+#endif
 
 static int sud_on(volatile char *sel)
 {
@@ -560,12 +685,13 @@ static int child_bad_selector(void)
 	return wait_child(pid);
 }
 
-#if SUD_COMPAT
+#if SUD_COMPAT || defined(SUD_SELECTOR_UNCHECKED)
 /*
- * Child (compat): a selector above the 32-bit task size passes access_ok();
+ * Child: a selector that passes access_ok() without being readable, above
+ * the 32-bit task size (compat) or anywhere (SUD_SELECTOR_UNCHECKED);
  * reading it at the next syscall outside the range fails: SIGSEGV.
  */
-static int child_high_selector(void)
+static int child_high_selector(void *sel)
 {
 	pid_t pid;
 
@@ -576,7 +702,7 @@ static int child_high_selector(void)
 		if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
 			  (unsigned long)sud_allowed_start,
 			  (unsigned long)(sud_allowed_end - sud_allowed_start),
-			  (void *)0xfffff000UL))
+			  sel))
 			_exit(3);
 		sud_syscall(SYS_getpid);
 		_exit(0);
@@ -615,6 +741,9 @@ int main(void)
 	install_sigsys();
 
 	/* The libc's restorer, for the diagnostics. */
+#ifdef SUD_NO_SA_RESTORER
+	memset(&old, 0, sizeof(old));
+#endif
 	if (!syscall(SYS_rt_sigaction, SIGSYS, NULL, &old, 8))
 		printf("# libc sigaction: SA_RESTORER %s, restorer %p\n",
 		       old.flags & TEST_SA_RESTORER ? "set" : "unset",
@@ -710,6 +839,9 @@ int main(void)
 	ka.handler = on_sigsys;
 	ka.flags = SA_SIGINFO | TEST_SA_RESTORER;
 	ka.restorer = sud_restorer;
+#ifdef SUD_NO_SA_RESTORER
+	ka.handler = sud_via_restorer;
+#endif
 	if (syscall(SYS_rt_sigaction, SIGSYS, &ka, NULL, 8))
 		printf("# rt_sigaction: %s\n", strerror(errno));
 	reset_selector = 0;
@@ -732,9 +864,9 @@ int main(void)
 		"sigreturn through a restorer outside range and vdso with selector block");
 #endif
 #ifdef SUD_KERNEL_TRAMPOLINE
-	EQ(child_restorer_sigreturn(NULL), 100,
+	EQ(child_restorer_sigreturn(NULL), SUD_TRAMPOLINE_EXEMPT ? 100 : SIGSYS,
 		"sigreturn through the kernel's trampoline (no SA_RESTORER) with selector block");
-	VEQ(child_vdso_trampoline(), 100,
+	VEQ(child_vdso_trampoline(), SUD_TRAMPOLINE_EXEMPT ? 100 : SIGSYS,
 		"vdso fallback dispatched, handler returns through the kernel's trampoline with selector block");
 #endif
 
@@ -759,11 +891,15 @@ int main(void)
 	EQ(prctl_err(PR_SYS_DISPATCH_ON, (unsigned long)sud_allowed_start, 0,
 		     &selector), EINVAL,
 		"prctl on with an empty range fails with EINVAL");
-	EQ(child_high_selector(), SIGSEGV,
+	EQ(child_high_selector((void *)0xfffff000UL), SIGSEGV,
 		"selector above the compat task size faults with SIGSEGV");
 #else
 	EQ(prctl_err(PR_SYS_DISPATCH_ON, ~0UL - 7, 16, &selector), EINVAL,
 		"prctl on with a wrapping range fails with EINVAL");
+#ifdef SUD_SELECTOR_UNCHECKED
+	EQ(child_high_selector((void *)(~0UL << 48)), SIGSEGV,
+		"prctl on with a selector past the address space succeeds, the next syscall faults with SIGSEGV");
+#else
 	/*
 	 * A kernel address on both: above x86_64's user space, and with bit
 	 * 55 set for arm64 (1UL << 63 would be a tagged pointer to user
@@ -771,6 +907,7 @@ int main(void)
 	 */
 	EQ(prctl_err(PR_SYS_DISPATCH_ON, 0, 0, (void *)(~0UL << 48)),
 		EFAULT, "prctl on with a kernel selector fails with EFAULT");
+#endif
 #endif
 	EQ(prctl_err(2, 0, 0, NULL), EINVAL,
 		"prctl with an unknown mode fails with EINVAL");

@@ -3,8 +3,9 @@
  * The syscall tracepoints raw_syscalls:sys_enter and raw_syscalls:sys_exit
  * (trace_sys_enter()/trace_sys_exit(), fired by the syscall entry/exit
  * work: syscall_trace_enter() and syscall_exit_work() in
- * kernel/entry/common.c on x86, syscall_trace_enter()/syscall_trace_exit()
- * in arch/arm64/kernel/ptrace.c on arm64, both gated by the per-task
+ * kernel/entry/common.c on x86, riscv64 and s390x,
+ * syscall_trace_enter()/syscall_trace_exit() in arch/arm64/kernel/ptrace.c
+ * on arm64, both gated by the per-task
  * SYSCALL_WORK_SYSCALL_TRACEPOINT / TIF_SYSCALL_TRACEPOINT flag), seen
  * through perf: one PERF_TYPE_TRACEPOINT event per tracepoint, attached to
  * one task, sample_period 1, raw samples, both writing to one ring buffer
@@ -17,16 +18,19 @@
  *    the disabling ioctl: exactly the ioctl's sys_exit, the call's sys_enter
  *    (number and all six arguments), its sys_exit (number and return
  *    value) and the second ioctl's sys_enter, in that order;
- *  - syscall(-1): both records, number -1, return value -ENOSYS;
+ *  - syscall(-1): both records, number -1 (s390x: 0xffff), return value
+ *    -ENOSYS;
  *  - under PTRACE_SYSCALL, with the event opened by the tracer on the
  *    tracee: nothing is recorded before the entry stop, and at the exit
  *    stop exactly one sys_enter and one sys_exit, for an unchanged call,
  *    for a call the tracer skipped at the entry stop (number set to -1,
- *    return value chosen by the tracer) and for a call whose number the
+ *    return value chosen by the tracer; on s390x, where one register holds
+ *    both, chosen at the exit stop) and for a call whose number the
  *    tracer changed to another syscall;
  *  - syscall user dispatch: a call it turns into SIGSYS records neither
  *    sys_enter nor sys_exit (only the handler's rt_sigreturn is recorded
- *    between the ioctls, its sys_exit with the number -1), while the same call with the selector at ALLOW
+ *    between the ioctls, its sys_exit with the number -1, on riscv64 the
+ *    dispatched call's), while the same call with the selector at ALLOW
  *    or from the allowed region records both.  Skipped where the prctl
  *    fails with EINVAL.
  */
@@ -57,7 +61,8 @@
 #define NOTSEEN		(-12345LL)
 
 /* ---- architecture specifics ---------------------------------------- */
-#if defined(__x86_64__) || defined(__aarch64__)
+#if defined(__x86_64__) || defined(__aarch64__) || \
+	(defined(__riscv) && __riscv_xlen == 64) || defined(__s390x__)
 /* Distinct upper and lower halves in every argument. */
 static const long six_args[6] = {
 	0x1111aaaa0101L, 0x2222bbbb0202L, 0x3333cccc0303L,
@@ -67,7 +72,17 @@ static const long six_args[6] = {
 #define ARG_RECORDED(v)	((uint64_t)(unsigned long)(v))
 /* The return value a tracer gives a skipped syscall. */
 #define SKIP_RET	0x5a5a0001a5a50002L
+#if defined(__s390x__)
+/*
+ * s390 cannot give a skipped call a return value at the entry stop (see
+ * set_nr_ret()): do_syscall() in arch/s390/kernel/syscall.c returns
+ * -ENOSYS for the out-of-range number, which sys_exit records; the
+ * tracer's value goes into gpr2 at the exit stop, after sys_exit fired.
+ */
+#define SKIP_RET_RECORDED	((int64_t)-ENOSYS)
+#else
 #define SKIP_RET_RECORDED	((int64_t)SKIP_RET)
+#endif
 #else
 /* 32-bit values, some with bit 31 set. */
 static const long six_args[6] = {
@@ -103,6 +118,19 @@ static const long six_args[6] = {
 #define SKIP_ARG0_RECORDED	ARG_RECORDED(six_args[0])
 #endif
 
+/*
+ * The number a syscall is recorded with.  s390's syscall_get_nr() is the
+ * low 16 bits of int_code, where do_syscall() (arch/s390/kernel/syscall.c)
+ * puts those of %r1 for svc 0 and __poke_user() (arch/s390/kernel/ptrace.c)
+ * those of a tracer's gpr2: -1 is recorded as 0xffff.  riscv's is a7 as
+ * it is (arch/riscv/include/asm/syscall.h).
+ */
+#if defined(__s390x__)
+#define NR_RECORDED(nr)	((long)(nr) & 0xffff)
+#else
+#define NR_RECORDED(nr)	(nr)
+#endif
+
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
 typedef struct user_regs_struct pt_uregs;
 #elif defined(__arm__)
@@ -110,6 +138,13 @@ typedef struct user_regs pt_uregs;
 #ifndef PTRACE_SET_SYSCALL
 #define PTRACE_SET_SYSCALL	23
 #endif
+#elif defined(__riscv) && __riscv_xlen == 64
+/* glibc's <sys/user.h> is empty on riscv: the NT_PRSTATUS layout */
+#include <asm/ptrace.h>
+typedef struct user_regs_struct pt_uregs;
+#elif defined(__s390x__)
+/* NT_PRSTATUS is its prefix: psw, gprs, acrs, orig_gpr2 */
+typedef struct _user_regs_struct pt_uregs;
 #else
 #error "tracepoint.c: unsupported architecture"
 #endif
@@ -171,8 +206,39 @@ static int set_nr_ret(pid_t pid, long nr, int set_ret, long ret)
 			return err;
 	}
 	return ptrace(PTRACE_SET_SYSCALL, pid, 0, (void *)nr) ? -errno : 0;
+#elif defined(__riscv)
+	/* The number is a7 (syscall_get_nr()), the return value a0 */
+	if (set_ret)
+		r.a0 = ret;
+	r.a7 = nr;
+	return set_regs(pid, &r);
+#elif defined(__s390x__)
+	/*
+	 * gpr2 is both: written in a syscall it sets the number
+	 * (__poke_user()), and do_syscall() then overwrites it with the
+	 * result, so a return value can only be given at the exit stop
+	 * (set_exit_ret()), as the seccomp selftests note for s390 too.
+	 */
+	(void)set_ret;
+	(void)ret;
+	r.gprs[2] = nr;
+	return set_regs(pid, &r);
 #endif
 }
+
+#if defined(__s390x__)
+/* At a syscall exit stop: set the return value (gpr2) to ret. */
+static int set_exit_ret(pid_t pid, long ret)
+{
+	pt_uregs r;
+	int err = get_regs(pid, &r);
+
+	if (err)
+		return err;
+	r.gprs[2] = ret;
+	return set_regs(pid, &r);
+}
+#endif
 
 /* Same layout as the uapi struct ptrace_syscall_info (entry part). */
 struct pt_info {
@@ -410,6 +476,11 @@ static long long get_field(const unsigned char *raw, uint32_t raw_size,
 	    (uint32_t)(off + size) > raw_size)
 		return NOTSEEN;
 	memcpy(&v, raw + off, size);	/* little endian */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	/* s390x: a narrower field's bytes landed in v's high end */
+	if (size < 8)
+		v >>= 64 - 8 * size;
+#endif
 	if (f->is_signed && size < 8) {
 		s = (int64_t)(v << (64 - 8 * size)) >> (64 - 8 * size);
 		return s;
@@ -577,9 +648,10 @@ static void test_bracket(const char *test, long nr, long want_ret)
 		struct want w[4] = {
 			{ "sys_exit of the enabling ioctl", K_EXIT, me,
 			  __NR_ioctl, 0, 0, { 0 } },
-			{ "sys_enter of the call", K_ENTER, me, nr, 0, 6, { 0 } },
-			{ "sys_exit of the call", K_EXIT, me, nr, want_ret, 0,
-			  { 0 } },
+			{ "sys_enter of the call", K_ENTER, me, NR_RECORDED(nr), 0,
+			  6, { 0 } },
+			{ "sys_exit of the call", K_EXIT, me, NR_RECORDED(nr),
+			  want_ret, 0, { 0 } },
 			{ "sys_enter of the disabling ioctl", K_ENTER, me,
 			  __NR_ioctl, 0, 3,
 			  { fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP } },
@@ -634,7 +706,7 @@ static void test_traced(const char *test, int mode)
 
 	switch (mode) {
 	case T_SKIP:
-		want_nr = -1;
+		want_nr = NR_RECORDED(-1);
 		want_ret = SKIP_RET_RECORDED;
 		break;
 	case T_CHANGE:
@@ -674,6 +746,11 @@ static void test_traced(const char *test, int mode)
 			if (!ptrace(PTRACE_SYSCALL, pid, 0, 0) &&
 			    waitpid(pid, &st, 0) == pid && WIFSTOPPED(st))
 				sig_ex = WSTOPSIG(st);
+#if defined(__s390x__)
+			/* The skipped call's return value (see set_nr_ret()) */
+			if (mode == T_SKIP && sig_ex == (SIGTRAP | 0x80) && !set)
+				set = set_exit_ret(pid, SKIP_RET);
+#endif
 			if (!opened) {
 				tp_read(&e, &got);
 				tp_ioctl(&e, PERF_EVENT_IOC_DISABLE);
@@ -725,11 +802,28 @@ static void test_traced(const char *test, int mode)
 #define UC_RET(uc)	((uc)->uc_mcontext.gregs[REG_EAX])
 #elif defined(__aarch64__)
 #define UC_RET(uc)	((uc)->uc_mcontext.regs[0])
+#elif defined(__riscv)
+#define UC_RET(uc)	((uc)->uc_mcontext.__gregs[REG_A0])
+#elif defined(__s390x__)
+#define UC_RET(uc)	((uc)->uc_mcontext.gregs[2])
 #else
 #define UC_RET(uc)	((uc)->uc_mcontext.arm_r0)
 #endif
 
 enum { SUD_BLOCK, SUD_ALLOW, SUD_REGION, NR_SUD };
+
+/*
+ * The number of the sys_exit of the handler's rt_sigreturn after a
+ * dispatched call: -1 where sigreturn forgets the syscall (x86 orig_ax,
+ * arm64 syscallno, s390 PIF_SYSCALL in restore_sigregs()); on riscv the
+ * number is a7, which restore_sigcontext() (arch/riscv/kernel/signal.c)
+ * reloads from the frame: the dispatched call's own.
+ */
+#if defined(__riscv)
+#define SUD_SIGRETURN_EXIT_NR	__NR_getppid
+#else
+#define SUD_SIGRETURN_EXIT_NR	(-1)
+#endif
 
 static const char *const sud_what[NR_SUD] = {
 	"sud dispatched syscall", "sud selector allow", "sud allowed region",
@@ -875,12 +969,12 @@ static void test_sud(void)
 	for (c = 0; c < NR_SUD; c++) {
 		/*
 		 * The dispatched call leaves only the handler's rt_sigreturn,
-		 * whose sys_exit has the number -1: sigreturn forgets the
-		 * syscall (x86 orig_ax, arm64 syscallno).
+		 * whose sys_exit has the number SUD_SIGRETURN_EXIT_NR.
 		 */
 		if (c == SUD_BLOCK)
-			snprintf(want, sizeof(want), "exit(%d), enter(%d), exit(-1), enter(%d)",
-				 __NR_ioctl, __NR_rt_sigreturn, __NR_ioctl);
+			snprintf(want, sizeof(want), "exit(%d), enter(%d), exit(%d), enter(%d)",
+				 __NR_ioctl, __NR_rt_sigreturn, SUD_SIGRETURN_EXIT_NR,
+				 __NR_ioctl);
 		else
 			snprintf(want, sizeof(want), "exit(%d), enter(%d), exit(%d), enter(%d)",
 				 __NR_ioctl, __NR_getppid, __NR_getppid, __NR_ioctl);
