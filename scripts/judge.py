@@ -221,7 +221,8 @@ def table_rows(path, arch, variant, config, ncols):
             applies = kernel_matches(cols[1], variant, config)
             if applies is None:
                 sys.exit(f'{path}:{n}: KERNEL must be base, series, * or [!]CONFIG_X, not "{cols[1]}"')
-            yield n, cols[2:], fnmatch.fnmatchcase(arch, cols[0]) and applies
+            arches = cols[0].split(',')
+            yield n, cols[2:], applies and any(fnmatch.fnmatchcase(arch, a.strip()) for a in arches)
 
 
 def load_expectations(path, arch, variant, config):

@@ -47,6 +47,7 @@ while IFS='|' read -r name arches sources flags ktap args; do
 	# Rebuilt when its own row or this script changed, not the whole table.
 	row="$(echo $sources)|$(echo $flags)"
 	[ "$bin" -nt "$0" ] && [ "$(cat "$bin.row" 2>/dev/null)" = "$row" ] || stale=1
+	for f in "${TOP}"/tests/upstream/*.ld; do [ "$bin" -nt "$f" ] || stale=1; done
 	if [ -n "$stale" ]; then
 		dir=$(dirname "${srcs[0]}")
 		# "|| exit" throughout: set -e does not apply inside a "( ) ||".
@@ -54,7 +55,8 @@ while IFS='|' read -r name arches sources flags ktap args; do
 		(
 			cd "$dir" || exit
 			build() {
-				"$cc" -static -O2 -w -D_GNU_SOURCE \
+				# -L: where ld finds a -T script named in FLAGS
+				"$cc" -static -O2 -w -D_GNU_SOURCE -L"${TOP}/tests/upstream" \
 					-isystem "$obj/usr/include" -I"${TOP}/tests/upstream/include" \
 					-I"$st" -I. "$@"
 			}

@@ -1006,29 +1006,32 @@ static int cs_left_after_sleep(int fault)
 	return r;
 }
 
-static volatile int spin_stop;
-
-static void *spin_helper(void *arg)
+/* The second thread of fork_rseq_yield()'s child: it only hands the CPU back. */
+static void *yield_helper(void *arg)
 {
-	pin(*(int *)arg);
-	while (!spin_stop)
-		;
+	(void)arg;
+	for (;;)
+		sched_yield();
 	return NULL;
 }
 
 /*
- * Fork a child pinned to CPU with a thread spinning there, which calls
- * sched_yield() inside the critical section of DESC (rseq_sc()): the call
- * switches to that thread and back.  The child exits 0 when a call that
- * switched out returned into the critical section and went on, 1 on a
- * wrong return value, 3 when none did and some aborted, 4 when no call
- * switched out.  An abort is retried: a preemption before the call aborts
- * too.
+ * Fork a child pinned to CPU, SCHED_FIFO, with a second thread there of the
+ * same policy and priority that only yields, and have it call sched_yield()
+ * inside the critical section of DESC (rseq_sc()).  Two SCHED_FIFO threads
+ * of one priority on one CPU have no time slice and no CFS task preempts
+ * them, so each call switches to the other thread and back, inside the
+ * syscall and nowhere else.  The child exits 0 when a call that switched
+ * out returned into the critical section and went on, 1 on a wrong return
+ * value, 3 when none did and some aborted, 4 when no call switched out, 5
+ * when it could not have SCHED_FIFO or the thread.  An abort is retried: a
+ * preemption before the call (by a higher-priority task) aborts too.
  */
 static pid_t fork_rseq_yield(const struct test_rseq_cs *desc, int cpu)
 {
+	struct sched_param sp = { .sched_priority = 1 };
 	long r = RSEQ_SC_ABORTED;
-	int i, aborted = 0, returned = 0;
+	int i, err, aborted = 0, returned = 0;
 	pthread_t t;
 	pid_t pid;
 
@@ -1036,8 +1039,16 @@ static pid_t fork_rseq_yield(const struct test_rseq_cs *desc, int cpu)
 	if (pid)
 		return pid;
 	pin(cpu);
-	if (pthread_create(&t, NULL, spin_helper, &cpu))
+	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		printf("# sched_setscheduler: %s\n", strerror(errno));
 		_exit(5);
+	}
+	/* The thread inherits the policy and the CPU. */
+	err = pthread_create(&t, NULL, yield_helper, NULL);
+	if (err) {
+		printf("# pthread_create: %s\n", strerror(err));
+		_exit(5);
+	}
 	for (i = 0; i < 100 && !returned; i++) {
 		struct rusage ru0, ru1;
 

@@ -463,7 +463,12 @@ static void vdso_find(void)
 			gnu_hash = (const void *)(bias + d->d_un.d_ptr);
 	}
 	if (hash) {
-		nsyms = hash[1];	/* nchain */
+		/* nchain; s390x's DT_HASH words are 64-bit (its ELF ABI) */
+#ifdef __s390x__
+		nsyms = ((const uint64_t *)hash)[1];
+#else
+		nsyms = hash[1];
+#endif
 	} else if (gnu_hash) {
 		/* The highest symbol index in a bucket, then to its chain's end. */
 		uint32_t nbuckets = gnu_hash[0], symoffset = gnu_hash[1];

@@ -817,10 +817,14 @@ enum { SUD_BLOCK, SUD_ALLOW, SUD_REGION, NR_SUD };
  * dispatched call: -1 where sigreturn forgets the syscall (x86 orig_ax,
  * arm64 syscallno, s390 PIF_SYSCALL in restore_sigregs()); on riscv the
  * number is a7, which restore_sigcontext() (arch/riscv/kernel/signal.c)
- * reloads from the frame: the dispatched call's own.
+ * reloads from the frame: the dispatched call's own.  s390's
+ * syscall_get_nr() returns its -1 from a conditional whose other operand
+ * is an unsigned int (int_code & 0xffff), so the record has 0xffffffff.
  */
 #if defined(__riscv)
 #define SUD_SIGRETURN_EXIT_NR	__NR_getppid
+#elif defined(__s390x__)
+#define SUD_SIGRETURN_EXIT_NR	0xffffffffL
 #else
 #define SUD_SIGRETURN_EXIT_NR	(-1)
 #endif
@@ -972,8 +976,8 @@ static void test_sud(void)
 		 * whose sys_exit has the number SUD_SIGRETURN_EXIT_NR.
 		 */
 		if (c == SUD_BLOCK)
-			snprintf(want, sizeof(want), "exit(%d), enter(%d), exit(%d), enter(%d)",
-				 __NR_ioctl, __NR_rt_sigreturn, SUD_SIGRETURN_EXIT_NR,
+			snprintf(want, sizeof(want), "exit(%d), enter(%d), exit(%ld), enter(%d)",
+				 __NR_ioctl, __NR_rt_sigreturn, (long)SUD_SIGRETURN_EXIT_NR,
 				 __NR_ioctl);
 		else
 			snprintf(want, sizeof(want), "exit(%d), enter(%d), exit(%d), enter(%d)",
