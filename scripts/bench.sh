@@ -104,6 +104,15 @@ check_layout() {
 run_bench() {
 	local arch=$1 variant=$2 smp=$3 obj initrd d pargs
 	d=$bdir/$variant-$arch-smp$smp
+	# riscv64 with two harts never finishes under QEMU 7.2's -icount (a
+	# user-notification scenario made no progress in 8 minutes, nor in 5
+	# with sleep=on), and without -icount the counts follow the host's
+	# clock (one run: 3.1 times the base's): n/a.
+	if [ "$arch-$smp" = riscv64-2 ]; then
+		sed 's/#.*//' "${TOP}/bench/bench.list" |
+			awk -v smp="$smp" '$1 == smp && NF >= 4 { printf "%s (-smp %s)\tn/a\n", $4, smp }'
+		return
+	fi
 	obj=$("${TOP}/scripts/build.sh" "$arch" prod "$variant")
 	initrd=$(OUT=$d SUITE=bench BENCH_SMP=$smp "${TOP}/scripts/initramfs.sh" "$arch" "$obj")
 	rm -f "$d/plugin.log"

@@ -164,21 +164,9 @@ static long r_ret(const pt_uregs *r)
 	return r->rax;
 }
 
-static long r_x7(const pt_uregs *r)
-{
-	(void)r;
-	return -1;
-}
-
 static void r_set_ret(pt_uregs *r, long v)
 {
 	r->rax = v;
-}
-
-static void r_set_x7(pt_uregs *r, long v)
-{
-	(void)r;
-	(void)v;
 }
 
 static void r_set_arg(pt_uregs *r, int i, long v)
@@ -294,6 +282,7 @@ static long r_ret(const pt_uregs *r)
 	return r->regs[0];
 }
 
+#define PT_HAVE_X7
 static long r_x7(const pt_uregs *r)
 {
 	return r->regs[7];
@@ -431,21 +420,9 @@ static long r_ret(const pt_uregs *r)
 	return r->eax;
 }
 
-static long r_x7(const pt_uregs *r)
-{
-	(void)r;
-	return -1;
-}
-
 static void r_set_ret(pt_uregs *r, long v)
 {
 	r->eax = v;
-}
-
-static void r_set_x7(pt_uregs *r, long v)
-{
-	(void)r;
-	(void)v;
 }
 
 static void r_set_arg(pt_uregs *r, int i, long v)
@@ -547,6 +524,7 @@ static long r_ret(const pt_uregs *r)
 }
 
 /* The AArch32 equivalent of the arm64 x7 stop marker is r12 (ip). */
+#define PT_HAVE_X7
 static long r_x7(const pt_uregs *r)
 {
 	return r->uregs[12];
@@ -666,21 +644,9 @@ static long r_ret(const pt_uregs *r)
 	return r->a0;
 }
 
-static long r_x7(const pt_uregs *r)
-{
-	(void)r;
-	return -1;
-}
-
 static void r_set_ret(pt_uregs *r, long v)
 {
 	r->a0 = v;
-}
-
-static void r_set_x7(pt_uregs *r, long v)
-{
-	(void)r;
-	(void)v;
 }
 
 /*
@@ -817,21 +783,9 @@ static long r_ret(const pt_uregs *r)
 	return r->gprs[2];
 }
 
-static long r_x7(const pt_uregs *r)
-{
-	(void)r;
-	return -1;
-}
-
 static void r_set_ret(pt_uregs *r, long v)
 {
 	r->gprs[2] = v;
-}
-
-static void r_set_x7(pt_uregs *r, long v)
-{
-	(void)r;
-	(void)v;
 }
 
 /* orig_gpr2 is the first argument the syscall takes (syscall_wrapper.h) */
@@ -953,6 +907,21 @@ static void r_set_arg(pt_uregs *r, int i, long v)
 #ifndef PT_UPPER_WHOLE_NR
 /* an entry with no work takes the whole 64-bit number register */
 #define PT_UPPER_WHOLE_NR	0
+#endif
+
+#ifndef PT_HAVE_X7
+/* No stop-marker register (arm64's x7, AArch32's r12): reads -1 */
+static long r_x7(const pt_uregs *r)
+{
+	(void)r;
+	return -1;
+}
+
+static void r_set_x7(pt_uregs *r, long v)
+{
+	(void)r;
+	(void)v;
+}
 #endif
 
 /* -ERESTARTSYS, the kernel-internal "restart me" return value. */
