@@ -318,10 +318,10 @@ static void install_filter(struct sock_filter *insns, unsigned short len,
 #define RET(x)	BPF_STMT(BPF_RET | BPF_K, (x))
 
 /*
- * Is getppid in /proc/self/seccomp_cache (CONFIG_SECCOMP_CACHE_DEBUG), that
- * is served without running the filter?  -1 if the file is not there.
+ * Is NR in /proc/self/seccomp_cache (CONFIG_SECCOMP_CACHE_DEBUG), that is
+ * served without running the filter?  -1 if the file is not there.
  */
-static int getppid_cached(void)
+static int in_cache(long sys_nr)
 {
 	char arch[32], action[16];
 	int nr, found = 0;
@@ -330,23 +330,23 @@ static int getppid_cached(void)
 	if (!f)
 		return -1;
 	while (fscanf(f, "%31s %d %15s", arch, &nr, action) == 3)
-		if (!strcmp(arch, BENCH_ARCH_NAME) && nr == SYS_getppid &&
+		if (!strcmp(arch, BENCH_ARCH_NAME) && nr == sys_nr &&
 		    !strcmp(action, "ALLOW"))
 			found = 1;
 	fclose(f);
 	return found;
 }
 
-static void check_cached(int expect)
+static void check_cached(long nr, int expect)
 {
-	int cached = getppid_cached();
+	int cached = in_cache(nr);
 
 	if (cached < 0)
 		printf("# no /proc/self/seccomp_cache: action cache not checked\n");
 	else if (cached != expect) {
 		errno = 0;
-		die(expect ? "getppid is not in the seccomp action cache" :
-			     "getppid is in the seccomp action cache");
+		die(expect ? "the call is not in the seccomp action cache" :
+			     "the call is in the seccomp action cache");
 	}
 }
 
@@ -362,7 +362,7 @@ static void run_seccomp_cached(long ops)
 	long ppid = getppid();
 
 	install_filter(f, sizeof(f) / sizeof(f[0]), 0, NULL);
-	check_cached(1);
+	check_cached(SYS_getppid, 1);
 	announce(ops);
 	getppid_loop(ops, ppid);
 }
@@ -384,12 +384,104 @@ static void run_seccomp_bpf(long ops)
 	long ppid = getppid();
 
 	install_filter(f, sizeof(f) / sizeof(f[0]), 0, NULL);
-	check_cached(0);
+	check_cached(SYS_getppid, 0);
 	/* The filter is live: the magic argument is refused. */
 	if (syscall(SYS_getppid, BPF_MAGIC) != -1 || errno != EPERM)
 		die("the filter did not refuse getppid(BPF_MAGIC)");
 	announce(ops);
 	getppid_loop(ops, ppid);
+}
+
+/*
+ * The filters of real sandboxes, as their tools install them
+ * (bench/profiles.py generates profiles.h): per profile, the filters in
+ * the order they are loaded, ended by a NULL one.
+ */
+struct profile_filter {
+	struct sock_filter *insns;
+	unsigned short len;
+	unsigned int flags;	/* of seccomp(SECCOMP_SET_MODE_FILTER) */
+};
+#include "profiles.h"
+
+static const struct {
+	const char *name;
+	const struct profile_filter *filters;
+} profiles[] = {
+	{ "container", profile_container },
+	{ "systemd", profile_systemd },
+};
+
+/* The profile a scenario's name ends with. */
+static const struct profile_filter *scenario_profile(void)
+{
+	const char *p = strrchr(scenario, '_');
+
+	for (unsigned int i = 0; p && i < sizeof(profiles) / sizeof(profiles[0]); i++)
+		if (!strcmp(p + 1, profiles[i].name)) {
+			if (!profiles[i].filters[0].insns)
+				not_available("no such profile for this architecture");
+			return profiles[i].filters;
+		}
+	errno = 0;
+	die("no profile named by the scenario");
+	return NULL;
+}
+
+static void install_profile(void)
+{
+	const struct profile_filter *f = scenario_profile();
+
+	for (; f->insns; f++)
+		install_filter(f->insns, f->len, f->flags, NULL);
+}
+
+/* A call the profile allows unconditionally: the action cache's case. */
+static void run_profile_allowed(long ops)
+{
+	long ppid = getppid();
+
+	install_profile();
+	check_cached(SYS_getppid, 1);
+	announce(ops);
+	getppid_loop(ops, ppid);
+}
+
+/* ops calls of NR(ARG), each returning EXPECT (with ERR if -1). */
+static void call_loop(long ops, long nr, long arg, long expect, int err)
+{
+	for (long i = 0; i < WARMUP; i++) {
+		errno = 0;
+		if (syscall(nr, arg) != expect || errno != err)
+			die("the filtered call returned an unexpected value");
+	}
+	MARK_START();
+	for (long i = 0; i < ops; i++)
+		syscall(nr, arg);
+	MARK_STOP();
+}
+
+/*
+ * A call the profile checks by argument: personality() with the persona the
+ * task has, which both profiles allow (the BPF program runs).
+ */
+static void run_profile_args(long ops)
+{
+	long persona = personality(0xffffffff);
+
+	install_profile();
+	check_cached(SYS_personality, 0);
+	announce(ops);
+	call_loop(ops, SYS_personality, persona, persona, 0);
+}
+
+/* A call the profile denies: acct(NULL) fails with EPERM. */
+static void run_profile_denied(long ops)
+{
+	install_profile();
+	check_cached(SYS_acct, 0);
+	announce(ops);
+	call_loop(ops, SYS_acct, 0, -1, EPERM);
 }
 
 static char sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
@@ -607,6 +699,12 @@ static const struct {
 	{ "getppid_seccomp_cached", run_seccomp_cached, 0 },
 	{ "getppid_seccomp_bpf", run_seccomp_bpf, 0 },
 	{ "getppid_sud_allow", run_sud_allow, 0 },
+	{ "getppid_container", run_profile_allowed, 0 },
+	{ "personality_container", run_profile_args, 0 },
+	{ "acct_container", run_profile_denied, 0 },
+	{ "getppid_systemd", run_profile_allowed, 0 },
+	{ "personality_systemd", run_profile_args, 0 },
+	{ "acct_systemd", run_profile_denied, 0 },
 	{ "pipe_pingpong", run_pipe_pingpong, 0 },
 	{ "pipe_pingpong_norseq", run_pipe_pingpong, 1 },
 	{ "signal", run_signal, 0 },

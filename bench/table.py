@@ -46,6 +46,27 @@ def sizes(path):
     return out
 
 
+def overhead(base, series):
+    """What each getppid_* scenario adds to the null syscall (getppid), in
+    kernel instructions per op, base against series."""
+    rows = []
+    for name in base:
+        if not name.startswith('getppid_') or '(' in name:
+            continue
+        o = [None if k[name] is None or k['getppid'] is None else
+             per_op(k[name], 2) - per_op(k['getppid'], 2) for k in (base, series)]
+        if not any(o):
+            continue  # nothing added (getppid_norseq), or not measured
+        change = ('n/a' if None in o or o[0] <= 0 else f'{100 * (o[1] - o[0]) / o[0]:+.1f}%')
+        rows.append(f'| {name} | {fmt(o[0])} | {fmt(o[1])} | {change} |')
+    if rows:
+        print('\nOverhead over the null syscall (the scenario\'s kernel insns/op minus '
+              'getppid\'s):\n')
+        print('| scenario | base | series | change |')
+        print('|---|---:|---:|---:|')
+        print('\n'.join(rows))
+
+
 print('# make bench: guest instructions per operation (QEMU TCG, -icount shift=0)\n')
 for arch in archs:
     base, series = (load(f'{bdir}/{v}-{arch}.tsv') for v in ('base', 'series'))
@@ -58,6 +79,7 @@ for arch in archs:
         bk, sk = per_op(b, 2), per_op(s, 2)
         print(f'| {name} | {fmt(bk)} | {fmt(sk)} | {ratio(bk, sk)} '
               f'| {fmt(per_op(b, 1))} | {fmt(per_op(s, 1))} |')
+    overhead(base, series)
     bs, ss = (sizes(f'{bdir}/{v}-{arch}.size') for v in ('base', 'series'))
     print(f'\nEntry code: arch entry files {bs["lines"]} -> {ss["lines"]} lines; '
           f'syscall entry/exit text {bs["text"]} -> {ss["text"]} bytes, of which the '

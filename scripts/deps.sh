@@ -11,6 +11,8 @@ pkgs=(
 	binutils-s390x-linux-gnu
 	clang-16 lld-16 llvm-16
 	gcc
+	# make bench's real sandbox filters (scripts/profiles.sh).
+	python3-seccomp systemd
 )
 # Each guest architecture's QEMU, compilers and C libraries (arch.tbl).  The
 # 32-bit ones: ia32 with gcc -m32 (gcc-12-multilib, not gcc-multilib, which

@@ -126,7 +126,8 @@ build_difftest() {
 case ${SUITE:-tests} in
 tests) build_tests ;;
 bench)
-	"$cc" "${cflags[@]}" -isystem "$khdr" -o "$dir/tests/bench" "${TOP}/bench/bench.c" ||
+	"${TOP}/scripts/profiles.sh" "$arch" "$dir/profiles.h"
+	"$cc" "${cflags[@]}" -isystem "$khdr" -I "$dir" -o "$dir/tests/bench" "${TOP}/bench/bench.c" ||
 		die "bench/bench.c does not build for $arch"
 	# The lines for this boot's vCPU count, without that column.
 	awk -v smp="${BENCH_SMP:-1}" '!/^#/ && $1 == smp { $1 = ""; sub(/^ /, ""); print }' \
