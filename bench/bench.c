@@ -122,8 +122,49 @@ static inline long raw_getppid(void)
 	asm volatile("svc %1" : "=r"(r2) : "i"(SYS_getppid) : "memory");
 	return r2;
 }
+#elif defined(__i386__)
+/* ia32, a compat task of x86_64: the same markers, int $0x80 */
+#define BENCH_AUDIT_ARCH	AUDIT_ARCH_I386
+#define BENCH_ARCH_NAME		"ia32"
+#define BENCH_COMPAT		1
+#define MARK_START()	asm volatile(".byte 0x66,0x0f,0x1f,0x84,0x00,0x01,0x00,0xfe,0x5a" ::: "memory")
+#define MARK_STOP()	asm volatile(".byte 0x66,0x0f,0x1f,0x84,0x00,0x02,0x00,0xfe,0x5a" ::: "memory")
+static inline long raw_getppid(void)
+{
+	long ret;
+
+	asm volatile("int $0x80" : "=a"(ret) : "0"((long)SYS_getppid) : "memory");
+	return ret;
+}
+#elif defined(__arm__)
+/* AArch32, a compat task of arm64: hint #90 / hint #91 in A32 or T32 */
+#define BENCH_AUDIT_ARCH	AUDIT_ARCH_ARM
+#define BENCH_ARCH_NAME		"arm"
+#define BENCH_COMPAT		1
+#ifdef __thumb__
+#define MARK_START()	asm volatile(".inst.w 0xf3af805a" ::: "memory")
+#define MARK_STOP()	asm volatile(".inst.w 0xf3af805b" ::: "memory")
+#else
+#define MARK_START()	asm volatile(".inst 0xe320f05a" ::: "memory")
+#define MARK_STOP()	asm volatile(".inst 0xe320f05b" ::: "memory")
+#endif
+static inline long raw_getppid(void)
+{
+	register long r7 asm("r7") = SYS_getppid;
+	register long r0 asm("r0");
+
+	asm volatile("svc #0" : "=r"(r0) : "r"(r7) : "memory");
+	return r0;
+}
 #else
 #error "bench: unsupported architecture"
+#endif
+
+/* A compat build's scenarios are reported as NAME_32 */
+#ifdef BENCH_COMPAT
+#define SUFFIX	"_32"
+#else
+#define SUFFIX	""
 #endif
 
 static const char *scenario;
@@ -131,9 +172,9 @@ static const char *scenario;
 static void die(const char *what)
 {
 	if (errno)
-		printf("bench: %s error: %s: %s\n", scenario, what, strerror(errno));
+		printf("bench: %s" SUFFIX " error: %s: %s\n", scenario, what, strerror(errno));
 	else
-		printf("bench: %s error: %s\n", scenario, what);
+		printf("bench: %s" SUFFIX " error: %s\n", scenario, what);
 	fflush(stdout);
 	_exit(1);
 }
@@ -147,14 +188,14 @@ static void announce(long ops)
 {
 	struct timespec ts = { 0, 100 * 1000 * 1000 };
 
-	printf("bench: %s ops=%ld\n", scenario, ops);
+	printf("bench: %s" SUFFIX " ops=%ld\n", scenario, ops);
 	fflush(stdout);
 	nanosleep(&ts, NULL);
 }
 
 static void not_available(const char *why)
 {
-	printf("bench: %s n/a\n# %s\n", scenario, why);
+	printf("bench: %s" SUFFIX " n/a\n# %s\n", scenario, why);
 	fflush(stdout);
 	_exit(0);
 }
@@ -394,22 +435,17 @@ static void run_seccomp_bpf(long ops)
 
 /*
  * The filters of real sandboxes, as their tools install them
- * (bench/profiles.py generates profiles.h): per profile, the filters in
- * the order they are loaded, ended by a NULL one.
+ * (bench/profiles.py generates profiles.h).
  */
-struct profile_filter {
-	struct sock_filter *insns;
-	unsigned short len;
-	unsigned int flags;	/* of seccomp(SECCOMP_SET_MODE_FILTER) */
-};
 #include "profiles.h"
 
 static const struct {
 	const char *name;
 	const struct profile_filter *filters;
+	int native_only;	/* kills compat calls */
 } profiles[] = {
-	{ "container", profile_container },
-	{ "systemd", profile_systemd },
+	{ "container", profile_container, 0 },
+	{ "systemd", profile_systemd, 1 },	/* SystemCallArchitectures=native */
 };
 
 /* The profile a scenario's name ends with. */
@@ -421,6 +457,10 @@ static const struct profile_filter *scenario_profile(void)
 		if (!strcmp(p + 1, profiles[i].name)) {
 			if (!profiles[i].filters[0].insns)
 				not_available("no such profile for this architecture");
+#ifdef BENCH_COMPAT
+			if (profiles[i].native_only)
+				not_available("the profile kills compat calls");
+#endif
 			return profiles[i].filters;
 		}
 	errno = 0;
@@ -766,7 +806,7 @@ static int run_one(unsigned int i, long ops)
 	if (waitpid(pid, &status, 0) != pid)
 		die("waitpid");
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		printf("bench: %s failed (wait status %#x)\n", scenario, status);
+		printf("bench: %s" SUFFIX " failed (wait status %#x)\n", scenario, status);
 		return 1;
 	}
 	return 0;

@@ -47,14 +47,16 @@ def sizes(path):
 
 
 def overhead(base, series):
-    """What each getppid_* scenario adds to the null syscall (getppid), in
-    kernel instructions per op, base against series."""
+    """What each getppid_* scenario adds to the null syscall (getppid, or
+    getppid_32 for a compat task's NAME_32), in kernel instructions per op,
+    base against series."""
     rows = []
     for name in base:
-        if not name.startswith('getppid_') or '(' in name:
+        ref = 'getppid_32' if name.endswith('_32') else 'getppid'
+        if not name.startswith('getppid_') or '(' in name or name == ref:
             continue
-        o = [None if k[name] is None or k['getppid'] is None else
-             per_op(k[name], 2) - per_op(k['getppid'], 2) for k in (base, series)]
+        o = [None if k.get(name) is None or k.get(ref) is None else
+             per_op(k[name], 2) - per_op(k[ref], 2) for k in (base, series)]
         if not any(o):
             continue  # nothing added (getppid_norseq), or not measured
         change = ('n/a' if None in o or o[0] <= 0 else f'{100 * (o[1] - o[0]) / o[0]:+.1f}%')

@@ -38,7 +38,8 @@ image=$obj/$(arch_get "$arch" image)
 		touch "$stamp"
 	fi
 ) 9>"$obj/headers.lock" || die "make headers failed in $obj"
-cflags=(-static -O2 -g0 -Wall -Wextra -Werror -I"${TOP}/tests")
+# -I "$dir": profiles.h (scripts/profiles.sh), for tests/profiles.c and bench.
+cflags=(-static -O2 -g0 -Wall -Wextra -Werror -I"${TOP}/tests" -I"$dir")
 # No compat tasks to test ("-"): no 32-bit builds (tests/required.tbl asks
 # for them where the kernel has CONFIG_COMPAT).
 IFS=, read -r -a cc32 <<<"$(arch_get "$arch" cc32 | sed "s|@KHDR@|$khdr|g")"
@@ -72,6 +73,7 @@ slink /bin/run-test /init 0777 0 0
 LIST
 fi
 build_tests() {
+	"${TOP}/scripts/profiles.sh" "$arch" "$dir/profiles.h"
 	for c in "${TOP}"/tests/*.c; do
 		name=$(basename "$c" .c)
 		# Others' work in progress must not stop a run of one program.
@@ -127,10 +129,17 @@ case ${SUITE:-tests} in
 tests) build_tests ;;
 bench)
 	"${TOP}/scripts/profiles.sh" "$arch" "$dir/profiles.h"
-	"$cc" "${cflags[@]}" -isystem "$khdr" -I "$dir" -o "$dir/tests/bench" "${TOP}/bench/bench.c" ||
+	"$cc" "${cflags[@]}" -isystem "$khdr" -o "$dir/tests/bench" "${TOP}/bench/bench.c" ||
 		die "bench/bench.c does not build for $arch"
-	# The lines for this boot's vCPU count, without that column.
-	awk -v smp="${BENCH_SMP:-1}" '!/^#/ && $1 == smp { $1 = ""; sub(/^ /, ""); print }' \
+	# Compat tasks' scenarios, where the architecture has them.
+	[ "${#cc32[@]}" = 0 ] ||
+		"${cc32[@]}" "${cflags[@]}" -o "$dir/tests/bench_32" "${TOP}/bench/bench.c" ||
+		die "bench/bench.c does not build as a 32-bit program for $arch"
+	# The lines for this boot's vCPU count, without that column, of the
+	# programs built.
+	awk -v smp="${BENCH_SMP:-1}" -v dir="$dir/tests" '!/^#/ && $1 == smp {
+		$1 = ""; sub(/^ /, "")
+		if (system("test -x " dir "/" $2) == 0) print }' \
 		"${TOP}/bench/bench.list" >"$dir/tests/list"
 	;;
 rseqstats)

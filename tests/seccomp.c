@@ -2729,7 +2729,7 @@ static void test_fast(void)
  * mode and not suspended by a tracer of its own (check_ptrace_options()),
  * sets PTRACE_O_SUSPEND_SECCOMP on a tracee that has a filter, and every
  * call of the tracee runs as if there were none: __secure_computing() and,
- * for a native call whose bit the cache does not set,
+ * for a call whose bit the cache does not set,
  * __secure_computing_filters() return 0 first thing.  The filter gives
  *   getppid ERRNO(EPERM) on the number alone: a constant action other than
  *     ALLOW, which the cache records as a clear bit;
@@ -2744,8 +2744,7 @@ static void test_fast(void)
  *   0 not yet traced; 1 PTRACE_O_SUSPEND_SECCOMP set; 2 PTRACE_SETOPTIONS
  *   without it; 3 set again; 4 after PTRACE_DETACH (which clears every
  *   option with the rest of child->ptrace).
- * Compat tasks (the 32-bit builds) get no answer from the native bitmap:
- * the same outcomes through __secure_computing().
+ * Compat tasks (the 32-bit builds): the same on the compat bitmap.
  */
 #define SUSP_PHASES	5
 /* unsigned long: ptrace()'s variadic data is read as a pointer */
