@@ -59,6 +59,22 @@
 
 /* The children's results: a call's return value, or -errno */
 static long *res;
+/* Why every check skips: no profiles for this architecture */
+static const char *skip_all;
+
+/* ktap_eq() and ktap_check(), or their skips */
+#define check_eq(got, want, ...) do {					\
+	if (skip_all)							\
+		ktap_skip(skip_all, __VA_ARGS__);			\
+	else								\
+		ktap_eq(got, want, __VA_ARGS__);			\
+} while (0)
+#define check(cond, ...) do {						\
+	if (skip_all)							\
+		ktap_skip(skip_all, __VA_ARGS__);			\
+	else								\
+		ktap_check(cond, __VA_ARGS__);				\
+} while (0)
 /* The task's persona, unfiltered */
 static long persona;
 
@@ -122,6 +138,8 @@ static int fork_run(const struct profile_filter *f, unsigned long other)
 	int status;
 	pid_t pid;
 
+	if (skip_all)
+		return 0;
 	memset(res, 0x5a, R_NR * sizeof(*res));
 	fflush(stdout);
 	pid = fork();
@@ -129,12 +147,19 @@ static int fork_run(const struct profile_filter *f, unsigned long other)
 		run(f, other);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return -1;
+	if (status)
+		printf("# the child's wait status: %#x\n", status);
 	return status;
 }
 
 /* The cache checks, or their skips without CONFIG_SECCOMP_CACHE_DEBUG */
 static void cache_checks(const char *name)
 {
+	if (skip_all) {
+		ktap_skip(skip_all, "%s: getppid is in the action cache", name);
+		ktap_skip(skip_all, "%s: personality and acct are not", name);
+		return;
+	}
 	if (res[R_CACHE_GETPPID] < 0) {
 		ktap_skip("no /proc/self/seccomp_cache (CONFIG_SECCOMP_CACHE_DEBUG)",
 			  "%s: getppid is in the action cache", name);
@@ -151,14 +176,14 @@ static void test_container(void)
 {
 	int st = fork_run(profile_container, ADDR_NO_RANDOMIZE);
 
-	ktap_check(st == 0, "container: the child exits normally");
-	ktap_eq(res[R_INSTALL], 0, "container: the profile installs");
-	ktap_eq(res[R_GETPPID], (long)getpid(), "container: getppid is allowed");
-	ktap_eq(res[R_PERSONA], persona,
-		"container: personality() with the task's persona is allowed by its argument");
-	ktap_eq(res[R_PERSONA_OTHER], -ENOSYS,
-		"container: personality(ADDR_NO_RANDOMIZE) gets the profile's default, ENOSYS");
-	ktap_eq(res[R_ACCT], -EPERM, "container: acct is denied with EPERM");
+	check(st == 0, "container: the child exits normally");
+	check_eq(res[R_INSTALL], 0, "container: the profile installs");
+	check_eq(res[R_GETPPID], (long)getpid(), "container: getppid is allowed");
+	check_eq(res[R_PERSONA], persona,
+		 "container: personality() with the task's persona is allowed by its argument");
+	check_eq(res[R_PERSONA_OTHER], -ENOSYS,
+		 "container: personality(ADDR_NO_RANDOMIZE) gets the profile's default, ENOSYS");
+	check_eq(res[R_ACCT], -EPERM, "container: acct is denied with EPERM");
 	cache_checks("container");
 }
 
@@ -168,26 +193,23 @@ static void test_systemd(void)
 
 #ifdef COMPAT
 	/* The first filter installs; the call that loads the second is killed */
-	ktap_check(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
-		   "systemd: SystemCallArchitectures=native kills a compat task");
+	check(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+	      "systemd: SystemCallArchitectures=native kills a compat task");
 #else
-	ktap_check(st == 0, "systemd: the child exits normally");
-	ktap_eq(res[R_INSTALL], 0, "systemd: the three filters install");
-	ktap_eq(res[R_GETPPID], (long)getpid(), "systemd: getppid is allowed");
-	ktap_eq(res[R_PERSONA], persona,
-		"systemd: personality(PER_LINUX) is allowed (LockPersonality)");
-	ktap_eq(res[R_PERSONA_OTHER], -EPERM,
-		"systemd: the persona query is refused with EPERM (LockPersonality)");
-	ktap_eq(res[R_ACCT], -EPERM, "systemd: acct is denied with EPERM");
+	check(st == 0, "systemd: the child exits normally");
+	check_eq(res[R_INSTALL], 0, "systemd: the three filters install");
+	check_eq(res[R_GETPPID], (long)getpid(), "systemd: getppid is allowed");
+	check_eq(res[R_PERSONA], persona,
+		 "systemd: personality(PER_LINUX) is allowed (LockPersonality)");
+	check_eq(res[R_PERSONA_OTHER], -EPERM,
+		 "systemd: the persona query is refused with EPERM (LockPersonality)");
+	check_eq(res[R_ACCT], -EPERM, "systemd: acct is denied with EPERM");
 	cache_checks("systemd");
 #endif
 }
 
 int main(void)
 {
-	int container = profile_container[0].insns != NULL;
-	int systemd = profile_systemd[0].insns != NULL;
-
 #ifdef COMPAT
 	ktap_plan(8 + 1);
 #else
@@ -201,10 +223,14 @@ int main(void)
 		return 1;
 	}
 	persona = personality(PERSONA_QUERY);
-	if (!container || !systemd) {
+#ifdef PROFILES_UNAVAILABLE
+	skip_all = PROFILES_UNAVAILABLE;
+#else
+	if (!profile_container[0].insns || !profile_systemd[0].insns) {
 		printf("Bail out! profiles.h has no profile for this architecture\n");
 		return 1;
 	}
+#endif
 	test_container();
 	test_systemd();
 	return ktap_exit();
