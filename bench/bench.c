@@ -37,6 +37,7 @@
 #include <sys/rseq.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include "seccomp_cache.h"
 
 #ifndef PR_SET_SYSCALL_USER_DISPATCH
 #define PR_SET_SYSCALL_USER_DISPATCH	59
@@ -358,29 +359,9 @@ static void install_filter(struct sock_filter *insns, unsigned short len,
 #endif
 #define RET(x)	BPF_STMT(BPF_RET | BPF_K, (x))
 
-/*
- * Is NR in /proc/self/seccomp_cache (CONFIG_SECCOMP_CACHE_DEBUG), that is
- * served without running the filter?  -1 if the file is not there.
- */
-static int in_cache(long sys_nr)
-{
-	char arch[32], action[16];
-	int nr, found = 0;
-	FILE *f = fopen("/proc/self/seccomp_cache", "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%31s %d %15s", arch, &nr, action) == 3)
-		if (!strcmp(arch, BENCH_ARCH_NAME) && nr == sys_nr &&
-		    !strcmp(action, "ALLOW"))
-			found = 1;
-	fclose(f);
-	return found;
-}
-
 static void check_cached(long nr, int expect)
 {
-	int cached = in_cache(nr);
+	int cached = seccomp_cache_allows(BENCH_ARCH_NAME, nr);
 
 	if (cached < 0)
 		printf("# no /proc/self/seccomp_cache: action cache not checked\n");

@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include "ktap.h"
 #include "profiles.h"
+#include "seccomp_cache.h"
 
 /* The name /proc/PID/seccomp_cache gives this program's syscall arch */
 #if defined(__x86_64__)
@@ -101,22 +102,6 @@ static int install(const struct profile_filter *f)
 	return 0;
 }
 
-/* 1 the action cache allows NR, 0 not, -1 no /proc/self/seccomp_cache */
-static int in_cache(long nr)
-{
-	char arch[32], action[16];
-	int n, found = 0;
-	FILE *f = fopen("/proc/self/seccomp_cache", "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%31s %d %15s", arch, &n, action) == 3)
-		if (!strcmp(arch, CACHE_ARCH) && n == nr && !strcmp(action, "ALLOW"))
-			found = 1;
-	fclose(f);
-	return found;
-}
-
 /* In a child: install the profile, make the calls, record what they gave. */
 static void run(const struct profile_filter *f, unsigned long other)
 {
@@ -127,9 +112,9 @@ static void run(const struct profile_filter *f, unsigned long other)
 	res[R_PERSONA] = call1(SYS_personality, persona);
 	res[R_PERSONA_OTHER] = call1(SYS_personality, other);
 	res[R_ACCT] = call1(SYS_acct, 0);
-	res[R_CACHE_GETPPID] = in_cache(SYS_getppid);
-	res[R_CACHE_PERSONA] = in_cache(SYS_personality);
-	res[R_CACHE_ACCT] = in_cache(SYS_acct);
+	res[R_CACHE_GETPPID] = seccomp_cache_allows(CACHE_ARCH, SYS_getppid);
+	res[R_CACHE_PERSONA] = seccomp_cache_allows(CACHE_ARCH, SYS_personality);
+	res[R_CACHE_ACCT] = seccomp_cache_allows(CACHE_ARCH, SYS_acct);
 	_exit(0);
 }
 
