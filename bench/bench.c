@@ -138,17 +138,15 @@ static inline long raw_getppid(void)
 	return ret;
 }
 #elif defined(__arm__)
-/* AArch32, a compat task of arm64: hint #90 / hint #91 in A32 or T32 */
+/* AArch32, a compat task of arm64: hint #90 / hint #91 in A32 */
+#ifdef __thumb__
+#error "bench: the AArch32 markers are A32 instructions (build with -marm)"
+#endif
 #define BENCH_AUDIT_ARCH	AUDIT_ARCH_ARM
 #define BENCH_ARCH_NAME		"arm"
 #define BENCH_COMPAT		1
-#ifdef __thumb__
-#define MARK_START()	asm volatile(".inst.w 0xf3af805a" ::: "memory")
-#define MARK_STOP()	asm volatile(".inst.w 0xf3af805b" ::: "memory")
-#else
 #define MARK_START()	asm volatile(".inst 0xe320f05a" ::: "memory")
 #define MARK_STOP()	asm volatile(".inst 0xe320f05b" ::: "memory")
-#endif
 static inline long raw_getppid(void)
 {
 	register long r7 asm("r7") = SYS_getppid;

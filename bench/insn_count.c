@@ -15,8 +15,7 @@
  *           nopw 0x5afe0002(%rax,%rax,1)  66 0f 1f 84 00 02 00 fe 5a  STOP
  *   arm64:  hint #90 (0xd5032b5f) START,  hint #91 (0xd5032b7f) STOP
  *           (unallocated hints execute as NOP); an AArch32 task's are
- *           the same hints in A32 (0xe320f05a, 0xe320f05b) or T32
- *           (halfwords 0xf3af 0x805a, 0xf3af 0x805b)
+ *           the same hints in A32 (0xe320f05a, 0xe320f05b)
  *   ia32 tasks of x86_64 use the x86_64 bytes (nopw with %eax)
  *   riscv64: slti x0, x0, 0x5a1 (0x5a102013) START,
  *           slti x0, x0, 0x5a2 (0x5a202013) STOP: HINTs, which write
@@ -181,8 +180,6 @@ static const uint8_t x86_stop[] = { 0x66, 0x0f, 0x1f, 0x84, 0x00,
 #define ARM64_STOP	0xd5032b7fu	/* hint #91 */
 #define A32_START	0xe320f05au	/* hint #90 */
 #define A32_STOP	0xe320f05bu	/* hint #91 */
-#define T32_START	0x805af3afu	/* hint.w #90, its halfwords as read */
-#define T32_STOP	0x805bf3afu	/* hint.w #91 */
 #define RISCV_START	0x5a102013u	/* slti x0, x0, 0x5a1 */
 #define RISCV_STOP	0x5a202013u	/* slti x0, x0, 0x5a2 */
 /* brcl 0 with halfword offsets 0x5afe0001 and 0x5afe0002 (big-endian) */
@@ -207,9 +204,9 @@ static int marker_kind(const struct qemu_plugin_insn *insn)
 			break;
 		/* Guest (and host) little-endian. */
 		w = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-		if (w == ARM64_START || w == A32_START || w == T32_START)
+		if (w == ARM64_START || w == A32_START)
 			return MARK_START;
-		if (w == ARM64_STOP || w == A32_STOP || w == T32_STOP)
+		if (w == ARM64_STOP || w == A32_STOP)
 			return MARK_STOP;
 		break;
 	case ARCH_RISCV64:
